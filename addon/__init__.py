@@ -1,0 +1,58 @@
+"""uvnest: exact, search-based UV island packing.
+
+Python API::
+
+    import uvnest
+    result = uvnest.pack(uvs, faces, margin=0.005, time_limit=5)
+    result.uvs          # (N, 2) packed UVs; the input is never modified
+    result.transforms   # per-island rotation, flip, translation, scale
+
+See ``uvnest.pack``, ``uvnest.Packer``, ``uvnest.find_islands``,
+``uvnest.geometry`` and ``uvnest.io``.  This folder is also a Blender
+extension: ``register()`` and ``unregister()`` import the Blender parts
+lazily, so ``import uvnest`` never needs ``bpy``.
+"""
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+__version__ = "0.1.0"
+
+# public name -> submodule that defines it (imported on first use)
+_LAZY = {
+    "geometry": None,
+    "io": None,
+    "find_islands": "islands",
+    "Island": "islands",
+    "pack": "packing",
+    "Packer": "packing",
+    "PackResult": "packing",
+    "IslandTransform": "packing",
+    "pack_pow2_squares": "packing",
+}
+
+__all__ = ["__version__", "register", "unregister", *_LAZY]
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module 'uvnest' has no attribute {name!r}")
+    module = _LAZY[name]
+    if module is None:
+        return importlib.import_module(f".{name}", __name__)
+    return getattr(importlib.import_module(f".{module}", __name__), name)
+
+
+def register() -> None:
+    """Register the Blender operator, panel and menu entries."""
+    from .blender import register as _register
+
+    _register()
+
+
+def unregister() -> None:
+    """Unregister everything ``register`` added."""
+    from .blender import unregister as _unregister
+
+    _unregister()

@@ -1,0 +1,126 @@
+"""Exact polygon geometry from the uvnest C core.
+
+Polygons cross this boundary as lists of rings.  Each ring is an ``(n, 2)``
+float64 array; outer rings run counter-clockwise and holes clockwise (input
+rings may have either orientation: nesting decides which ring is a hole).
+Rings are implicitly closed: do not repeat the first point.
+
+Every function quantizes its input onto an integer grid whose step is a power
+of two, about ``2**-27`` of the largest coordinate magnitude of the call, and
+decides everything on that grid with exact integer predicates.  Results are
+exact up to that step.
+
+Touching counts as feasible: the boundary of a no-fit polygon is feasible,
+and collision-free regions keep their degenerate parts - segments where a
+piece fits exactly between obstacles, and single points where it fits in only
+one position.  A degenerate region is returned as a ring that runs along the
+segment and back (``[[x0, y0], [x1, y1]]``) or as a single point.
+"""
+from __future__ import annotations
+
+from typing import List, Sequence, Tuple
+
+import numpy as np
+
+from . import _core
+
+Ring = np.ndarray
+Rings = List[np.ndarray]
+Region = List[np.ndarray]
+
+__all__ = ["outline", "simplify", "nfp", "ifp", "cfr", "point_at", "overlaps"]
+
+
+def _faces_csr(faces) -> Tuple[np.ndarray, np.ndarray]:
+    """Faces as (face_start, face_indices) int32 arrays."""
+    if isinstance(faces, np.ndarray) and faces.ndim == 2:
+        f = np.ascontiguousarray(faces, dtype=np.int64)
+        k = f.shape[1]
+        start = np.arange(0, f.shape[0] * k + 1, k, dtype=np.int64)
+        idx = f.reshape(-1)
+    else:
+        lens = np.fromiter((len(f) for f in faces), dtype=np.int64)
+        start = np.zeros(len(lens) + 1, dtype=np.int64)
+        np.cumsum(lens, out=start[1:])
+        idx = (np.fromiter((i for f in faces for i in f), dtype=np.int64, count=int(start[-1]))
+               if len(lens) else np.zeros(0, dtype=np.int64))
+    if idx.size and (idx.min() < -(2**31) or idx.max() >= 2**31):
+        raise IndexError("face index does not fit 32 bits")
+    return start.astype(np.int32), idx.astype(np.int32)
+
+
+def outline(uvs, faces) -> Rings:
+    """Outer boundary and holes of the union of ``faces`` (one island).
+
+    ``uvs`` is an ``(N, 2)`` array; ``faces`` an ``(F, k)`` integer array or a
+    list of index sequences (triangles, quads, n-gons).  Robust to
+    T-junctions, duplicate vertices, zero-area faces and overlapping or folded
+    faces.  Returns outer rings (counter-clockwise) and holes (clockwise).
+    Faces that touch only at a corner give one ring that touches itself there.
+    """
+    start, idx = _faces_csr(faces)
+    return _core.outline(uvs, start, idx)
+
+
+def simplify(rings: Sequence, tolerance: float, max_vertices: int) -> Tuple[Rings, float]:
+    """Conservative simplification: the result contains the input.
+
+    Removes vertices while the result stays within ``tolerance`` of the input,
+    and further (beyond the tolerance) while it has more than
+    ``max_vertices`` vertices (at least 4).  Returns ``(rings, deviation)``,
+    the deviation being the largest distance actually used.
+    """
+    return _core.simplify(rings, float(tolerance), int(max_vertices))
+
+
+def nfp(a: Sequence, b: Sequence) -> Rings:
+    """No-fit polygon of ``b`` around ``a``.
+
+    The translations ``t`` at which the interiors of ``a`` and ``b + t``
+    overlap.  Its holes are the places where ``b`` fits inside a hole or pocket
+    of ``a``; positions where they touch lie on its boundary and are feasible
+    (zero-width slots are returned as rings that run there and back).
+    """
+    return _core.nfp(a, b)
+
+
+def ifp(container: Sequence, piece: Sequence) -> List[Region]:
+    """Inner-fit region: translations placing ``piece`` inside ``container``.
+
+    ``container`` is any polygon; an axis-aligned rectangle is the fast case.
+    Returns a list of regions (each a list of rings, outer first); empty when
+    the piece does not fit.
+    """
+    return _core.ifp(container, piece)
+
+
+def cfr(container: Sequence, placed: Sequence[Sequence], piece: Sequence, margin: float = 0.0) -> List[Region]:
+    """Collision-free regions: the inner-fit region minus the no-fit polygons.
+
+    ``placed`` is a list of polygons (lists of rings) already at their
+    positions; the piece keeps at least ``margin`` from each (the margin disk
+    is approximated from outside by a 32-gon, so the regions are at most 0.5%
+    of the margin smaller than exact).  Regions are sorted by their leftmost
+    point and each ring starts at its own leftmost point.
+    """
+    return _core.cfr(container, list(placed), piece, float(margin))
+
+
+def point_at(region: Sequence, r: float) -> Tuple[float, float]:
+    """The point at fraction ``r`` in [0, 1) of a region's boundary length.
+
+    Walks the outer ring counter-clockwise from its leftmost point, then the
+    holes.  ``(f, r)`` of the packer's search are: region ``floor(f * m)`` of
+    the ``m`` collision-free regions, then this point.
+    """
+    return _core.point_at(region, float(r))
+
+
+def overlaps(a: Sequence, b: Sequence, margin: float = 0.0) -> Tuple[bool, float]:
+    """Exact check: do placed polygons ``a`` and ``b`` come closer than ``margin``?
+
+    Returns ``(too_close, distance)``; ``distance`` is 0 when the interiors
+    overlap.  Crossings and containment are decided exactly on the grid of the
+    call; distances are compared with a tolerance of two grid steps.
+    """
+    return _core.overlaps(a, b, float(margin))

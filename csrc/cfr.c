@@ -1,0 +1,521 @@
+/*
+ * cfr.c - inner-fit polygons (IFP) and collision-free regions (CFR).
+ *
+ * CFR = IFP - union of open no-fit polygons.  The IFP is closed: a piece may
+ * touch the container.  No-fit polygons are open: a piece may touch a placed
+ * piece.  The free set is traced by arrange.c in its exact mode, so it keeps
+ *   - segments where the piece fits exactly between obstacles (or between an
+ *     obstacle and the container), traced there and back, and
+ *   - isolated points where it fits in exactly one position, found by an
+ *     exact rational point test.
+ * This is the degenerate-region policy of uvnest: exact fits are kept, there
+ * is no clearance epsilon.
+ *
+ * Regions are the connected parts of the free set: an outer loop (counter-
+ * clockwise, or a there-and-back chain, or one point) with the hole loops
+ * (clockwise) that lie inside it.  They are sorted by their leftmost point,
+ * and each loop starts at its own leftmost point; (f, r) coordinates of the
+ * search select region floor(f * m) and the point at fraction r of its
+ * boundary length.
+ */
+#include "internal.h"
+
+#include <math.h>
+
+/* ------------------------------------------------------------------ IFP */
+
+int un_ifp_rect(un_pt clo, un_pt chi, un_pt plo, un_pt phi, un_pt *lo, un_pt *hi)
+{
+    lo->x = clo.x - plo.x;
+    lo->y = clo.y - plo.y;
+    hi->x = chi.x - phi.x;
+    hi->y = chi.y - phi.y;
+    return lo->x <= hi->x && lo->y <= hi->y;
+}
+
+un_status un_ifp_poly(un_arr *w, const un_rings *container, const un_rings *piece, un_rings *out)
+{
+    /* {t : piece + t inside C} is the set of bounded free regions of the
+     * no-fit polygon of (box minus C) and the piece, for a box large enough
+     * that the piece cannot fit between C and the box's edge */
+    un_pt clo, chi, plo, phi, box[4];
+    un_rings s, nfp;
+    int32_t k;
+    un_status st;
+    un_rings_clear(out);
+    un_rings_bbox(container, &clo, &chi);
+    un_rings_bbox(piece, &plo, &phi);
+    un_rings_init(&s);
+    un_rings_init(&nfp);
+    box[0].x = clo.x - (phi.x - plo.x) - 2; box[0].y = clo.y - (phi.y - plo.y) - 2;
+    box[2].x = chi.x + (phi.x - plo.x) + 2; box[2].y = chi.y + (phi.y - plo.y) + 2;
+    box[1].x = box[2].x; box[1].y = box[0].y;
+    box[3].x = box[0].x; box[3].y = box[2].y;
+    if ((st = un_rings_add(&s, box, 4)) != UN_OK) goto done;
+    for (k = 0; k < container->nrings; k++)
+        if ((st = un_rings_add(&s, container->pts + container->start[k],
+                               container->start[k + 1] - container->start[k])) != UN_OK)
+            goto done;
+    /* the container's rings become holes of s: bridge.c re-orients by
+     * nesting, so orientation of the input does not matter */
+    if ((st = un_msum_rings(w, &s, piece, 1, &nfp)) != UN_OK) goto done;
+    /* obstacle rings of the result: the big outer ring, and clockwise holes
+     * (the IFP); report the holes reversed, as closed container rings */
+    for (k = 0; k < nfp.nrings; k++) {
+        int32_t a = nfp.start[k], n = nfp.start[k + 1] - a, i;
+        un_pt *p = nfp.pts + a;
+        double ar = un_ring_area2(&nfp, k);
+        if (ar > 0) continue;
+        for (i = 0; i < n / 2; i++) { un_pt t = p[i]; p[i] = p[n - 1 - i]; p[n - 1 - i] = t; }
+        if ((st = un_rings_add(out, p, n)) != UN_OK) goto done;
+    }
+done:
+    un_rings_free(&s);
+    un_rings_free(&nfp);
+    if (st != UN_OK) un_rings_clear(out);
+    return st;
+}
+
+/* ------------------------------------------------------------------ CFR */
+
+typedef struct {
+    const un_rings    *container;   /* NULL: the rectangle lo..hi */
+    un_pt              lo, hi;
+    const un_obstacle *obs;
+    int32_t            nobs;
+} cfr_ctx;
+
+/* Exact: is p in the closed container and in no open obstacle? */
+static int cfr_free_at(void *vctx, un_pt base, int64_t dx, int64_t dy, int64_t n, int64_t d)
+{
+    const cfr_ctx *c = (const cfr_ctx *)vctx;
+    un_rpt p;
+    int32_t i, k;
+    p.base = base; p.dx = dx; p.dy = dy; p.n = n; p.d = d;
+    if (c->container) {
+        int in = 0;
+        for (k = 0; k < c->container->nrings; k++) {
+            const un_rings *r = c->container;
+            int s = un_rpt_in_ring(r->pts + r->start[k], r->start[k + 1] - r->start[k], &p);
+            if (s < 0) { in = 1; break; }
+            in ^= s;
+        }
+        if (!in) return 0;
+    } else if (un_rpt_cmp_x(&p, c->lo.x) < 0 || un_rpt_cmp_x(&p, c->hi.x) > 0 ||
+               un_rpt_cmp_y(&p, c->lo.y) < 0 || un_rpt_cmp_y(&p, c->hi.y) > 0) {
+        return 0;
+    }
+    for (i = 0; i < c->nobs; i++) {
+        const un_rings *r = c->obs[i].rings;
+        int in = 0;
+        un_rpt q = p;
+        /* test p - offset against the obstacle's own rings */
+        q.base.x -= c->obs[i].off.x;
+        q.base.y -= c->obs[i].off.y;
+        if (un_rpt_cmp_x(&q, c->obs[i].lo.x) < 0 || un_rpt_cmp_x(&q, c->obs[i].hi.x) > 0 ||
+            un_rpt_cmp_y(&q, c->obs[i].lo.y) < 0 || un_rpt_cmp_y(&q, c->obs[i].hi.y) > 0)
+            continue;
+        for (k = 0; k < r->nrings; k++) {
+            int s = un_rpt_in_ring(r->pts + r->start[k], r->start[k + 1] - r->start[k], &q);
+            if (s < 0) { in = 0; break; }  /* on its boundary: touching is free */
+            in ^= s;
+        }
+        if (in) return 0;
+    }
+    return 1;
+}
+
+un_status un_cfr_loops(un_arr *w, const un_rings *container, un_pt lo, un_pt hi,
+                       const un_obstacle *obs, int32_t nobs, un_seg **segs, int32_t *cap)
+{
+    int32_t nseg = 0, i, k, j;
+    cfr_ctx ctx;
+    un_verifier vf;
+    un_status s;
+    ctx.container = container;
+    ctx.lo = lo;
+    ctx.hi = hi;
+    ctx.obs = obs;
+    ctx.nobs = nobs;
+    vf.free_at = cfr_free_at;
+    vf.ctx = &ctx;
+    if (container) {
+        if ((s = un_segs_from_rings(segs, &nseg, cap, container, 0, 1, 0)) != UN_OK) return s;
+    } else {
+        un_pt c[4];
+        c[0] = lo; c[2] = hi;
+        c[1].x = hi.x; c[1].y = lo.y;
+        c[3].x = lo.x; c[3].y = hi.y;
+        if ((s = un_reserve((void **)segs, cap, 4, sizeof **segs)) != UN_OK) return s;
+        for (k = 0; k < 4; k++) {
+            (*segs)[nseg].a = c[k];
+            (*segs)[nseg].b = c[(k + 1) % 4];
+            (*segs)[nseg].ws = 0;
+            (*segs)[nseg].wc = 1;
+            nseg++;
+        }
+    }
+    for (i = 0; i < nobs; i++) {
+        const un_rings *r = obs[i].rings;
+        /* an obstacle is open, so one whose box only touches the closed
+         * rectangle covers none of it */
+        if (!container && (obs[i].lo.x + obs[i].off.x >= hi.x || obs[i].hi.x + obs[i].off.x <= lo.x ||
+                           obs[i].lo.y + obs[i].off.y >= hi.y || obs[i].hi.y + obs[i].off.y <= lo.y))
+            continue;
+        if ((s = un_reserve((void **)segs, cap, (int64_t)nseg + un_rings_npts(r), sizeof **segs)) != UN_OK)
+            return s;
+        for (k = 0; k < r->nrings; k++) {
+            int32_t a = r->start[k], m = r->start[k + 1] - a;
+            for (j = 0; j < m; j++) {
+                un_seg *g = *segs + nseg++;
+                g->a.x = r->pts[a + j].x + obs[i].off.x;
+                g->a.y = r->pts[a + j].y + obs[i].off.y;
+                g->b.x = r->pts[a + (j + 1) % m].x + obs[i].off.x;
+                g->b.y = r->pts[a + (j + 1) % m].y + obs[i].off.y;
+                g->ws = 1;
+                g->wc = 0;
+            }
+        }
+    }
+    if ((s = un_arr_run(w, *segs, nseg, UN_SEL_FREE, &vf)) != UN_OK) return s;
+    /* a one-point IFP has no segment to carry it */
+    if (!container && lo.x == hi.x && lo.y == hi.y && cfr_free_at(&ctx, lo, 0, 0, 0, 1))
+        s = un_arr_add_point(w, lo);
+    return s;
+}
+
+/* ------------------------------------------------------------- regions */
+
+static int point_in_loop(const double *xy, int32_t n, double x, double y)
+{
+    int32_t i;
+    int in = 0;
+    for (i = 0; i < n; i++) {
+        double ax = xy[2 * i], ay = xy[2 * i + 1];
+        double bx = xy[2 * ((i + 1) % n)], by = xy[2 * ((i + 1) % n) + 1];
+        if ((ay > y) != (by > y) && x < ax + (y - ay) * (bx - ax) / (by - ay)) in = !in;
+    }
+    return in;
+}
+
+static int32_t leftmost(const double *xy, int32_t n)
+{
+    int32_t i, b = 0;
+    for (i = 1; i < n; i++)
+        if (xy[2 * i] < xy[2 * b] || (xy[2 * i] == xy[2 * b] && xy[2 * i + 1] < xy[2 * b + 1])) b = i;
+    return b;
+}
+
+typedef struct {
+    const un_loop *L;
+    const double  *xy;
+} reg_ctx;
+
+static int cmp_region(int32_t a, int32_t b, const void *vctx)
+{
+    const reg_ctx *c = (const reg_ctx *)vctx;
+    const double *pa = c->xy + 2 * c->L[a].start, *pb = c->xy + 2 * c->L[b].start;
+    /* loops have been rotated to start at their leftmost point */
+    if (pa[0] != pb[0]) return pa[0] < pb[0] ? -1 : 1;
+    if (pa[1] != pb[1]) return pa[1] < pb[1] ? -1 : 1;
+    return a < b ? -1 : (a > b);
+}
+
+un_status un_regions_build(un_arr *w, un_regions *g)
+{
+    int32_t nl = un_arr_nloops(w), k, j, nouter = 0, *parent = NULL, *tmp = NULL;
+    un_loop *L = (un_loop *)un_arr_loops(w);
+    double *xy = (double *)un_arr_xy(w);
+    un_pt *ip = (un_pt *)un_arr_ipts(w);
+    reg_ctx ctx;
+    un_status s = UN_OK;
+    g->nregions = 0;
+    /* rotate every loop to start at its leftmost point */
+    for (k = 0; k < nl; k++) {
+        int32_t a = L[k].start, n = L[k].end - a, m = leftmost(xy + 2 * a, n), i;
+        for (i = 0; i < m; i++) { /* rotate left by one, m times: loops are short */
+            double x0 = xy[2 * a], y0 = xy[2 * a + 1];
+            un_pt p0 = ip[a];
+            memmove(xy + 2 * a, xy + 2 * a + 2, (size_t)(n - 1) * 2 * sizeof *xy);
+            memmove(ip + a, ip + a + 1, (size_t)(n - 1) * sizeof *ip);
+            xy[2 * (a + n - 1)] = x0;
+            xy[2 * (a + n - 1) + 1] = y0;
+            ip[a + n - 1] = p0;
+        }
+    }
+    if ((s = UN_RESERVE(g->order, g->cap_order, nl)) != UN_OK) return s;
+    if ((s = UN_RESERVE(g->rstart, g->cap_rstart, (int64_t)nl + 1)) != UN_OK) return s;
+    parent = (int32_t *)malloc(((size_t)nl + 1) * sizeof *parent);
+    tmp = (int32_t *)malloc(((size_t)nl + 1) * sizeof *tmp);
+    if (!parent || !tmp) { s = UN_ENOMEM; goto done; }
+    for (k = 0; k < nl; k++)
+        if (!L[k].hole) g->order[nouter++] = k;
+    ctx.L = L;
+    ctx.xy = xy;
+    un_sort_idx(g->order, nouter, cmp_region, &ctx, tmp);
+    /* each hole goes to the smallest outer loop around its first point */
+    for (k = 0; k < nl; k++) {
+        double best = 0;
+        parent[k] = -1;
+        if (!L[k].hole) continue;
+        for (j = 0; j < nouter; j++) {
+            const un_loop *o = L + g->order[j];
+            double ar = fabs(o->area2);
+            if (o->end - o->start < 3) continue;
+            if (!point_in_loop(xy + 2 * o->start, o->end - o->start, xy[2 * L[k].start] + 0.0,
+                               xy[2 * L[k].start + 1]))
+                continue;
+            if (parent[k] < 0 || ar < best) { parent[k] = j; best = ar; }
+        }
+    }
+    /* region r: outer loop order[r], then its holes in loop order */
+    {
+        int32_t n = 0, r;
+        for (r = 0; r < nouter; r++) tmp[r] = g->order[r];
+        for (r = 0; r < nouter; r++) {
+            g->rstart[r] = n;
+            g->order[n++] = tmp[r];
+            for (k = 0; k < nl; k++)
+                if (L[k].hole && parent[k] == r) g->order[n++] = k;
+        }
+        g->rstart[nouter] = n;
+        g->nregions = nouter;
+    }
+done:
+    free(parent);
+    free(tmp);
+    return s;
+}
+
+void un_regions_free(un_regions *g)
+{
+    free(g->order);
+    free(g->rstart);
+    memset(g, 0, sizeof *g);
+}
+
+/* Boundary length of rings v[0..k). */
+double un_rings_length(const un_ring_view *v, int32_t k)
+{
+    double len = 0;
+    int32_t r, i;
+    for (r = 0; r < k; r++)
+        for (i = 0; i < v[r].n; i++) {
+            const double *a = v[r].xy + 2 * i, *b = v[r].xy + 2 * ((i + 1) % v[r].n);
+            len += hypot(b[0] - a[0], b[1] - a[1]);
+        }
+    return len;
+}
+
+void un_rings_point_at(const un_ring_view *v, int32_t k, double frac, double out[2])
+{
+    double total, target, acc = 0;
+    int32_t r, i;
+    out[0] = v[0].xy[0];
+    out[1] = v[0].xy[1];
+    total = un_rings_length(v, k);
+    if (!(frac > 0) || !(frac < 1) || total <= 0) return;
+    target = frac * total;
+    for (r = 0; r < k; r++)
+        for (i = 0; i < v[r].n; i++) {
+            const double *a = v[r].xy + 2 * i, *b = v[r].xy + 2 * ((i + 1) % v[r].n);
+            double e = hypot(b[0] - a[0], b[1] - a[1]);
+            if (e > 0 && acc + e >= target) {
+                double t = (target - acc) / e;
+                out[0] = a[0] + t * (b[0] - a[0]);
+                out[1] = a[1] + t * (b[1] - a[1]);
+                return;
+            }
+            acc += e;
+        }
+}
+
+int32_t un_region_views(const un_arr *w, const un_regions *g, int32_t r, un_ring_view *v, int32_t cap)
+{
+    const un_loop *L = un_arr_loops(w);
+    const double *xy = un_arr_xy(w);
+    int32_t k, n = 0;
+    for (k = g->rstart[r]; k < g->rstart[r + 1] && n < cap; k++) {
+        const un_loop *l = L + g->order[k];
+        v[n].xy = xy + 2 * l->start;
+        v[n].n = l->end - l->start;
+        n++;
+    }
+    return n;
+}
+
+/* ------------------------------------------------------ float entry points */
+
+static int is_axis_rect(const un_rings *r)
+{
+    const un_pt *p = r->pts;
+    int32_t i;
+    if (r->nrings != 1 || r->start[1] != 4) return 0;
+    for (i = 0; i < 4; i++) {
+        un_pt a = p[i], b = p[(i + 1) % 4];
+        if (a.x != b.x && a.y != b.y) return 0;
+    }
+    return 1;
+}
+
+static un_status regions_out(un_arr *w, const un_grid *g, un_fregions *out)
+{
+    un_regions reg;
+    int32_t r, k, i, nr = 0;
+    double *buf = NULL;
+    int32_t cap = 0;
+    un_status s;
+    memset(&reg, 0, sizeof reg);
+    if ((s = un_regions_build(w, &reg)) != UN_OK) goto done;
+    out->region_start = (int32_t *)malloc(((size_t)reg.nregions + 1) * sizeof(int32_t));
+    if (!out->region_start) { s = UN_ENOMEM; goto done; }
+    for (r = 0; r < reg.nregions; r++) {
+        out->region_start[r] = nr;
+        for (k = reg.rstart[r]; k < reg.rstart[r + 1]; k++) {
+            const un_loop *l = un_arr_loops(w) + reg.order[k];
+            const double *xy = un_arr_xy(w) + 2 * l->start;
+            int32_t n = l->end - l->start;
+            if ((s = un_reserve((void **)&buf, &cap, 2 * (int64_t)n, sizeof *buf)) != UN_OK) goto done;
+            for (i = 0; i < 2 * n; i++) buf[i] = xy[i] * g->step;
+            if ((s = un_frings_add(&out->rings, buf, n)) != UN_OK) goto done;
+            nr++;
+        }
+    }
+    out->region_start[reg.nregions] = nr;
+    out->nregions = reg.nregions;
+done:
+    free(buf);
+    un_regions_free(&reg);
+    return s;
+}
+
+/* Container and piece on the grid; the IFP as a rectangle (lo..hi, *rect
+ * set) or as rings in *ifp. *empty when the piece cannot fit. */
+static un_status ifp_any(un_arr *w, const un_rings *c, const un_rings *p, int *rect, un_pt *lo,
+                         un_pt *hi, un_rings *ifp, int *empty)
+{
+    un_pt clo, chi, plo, phi;
+    *empty = 0;
+    *rect = is_axis_rect(c);
+    if (*rect) {
+        un_rings_bbox(c, &clo, &chi);
+        un_rings_bbox(p, &plo, &phi);
+        *empty = !un_ifp_rect(clo, chi, plo, phi, lo, hi);
+        return UN_OK;
+    }
+    {
+        un_status s = un_ifp_poly(w, c, p, ifp);
+        *empty = s == UN_OK && ifp->nrings == 0;
+        return s;
+    }
+}
+
+static un_status geom_fit(un_grid *g, const un_frings *const *sets, int32_t nsets, double extra)
+{
+    double lo[2] = {HUGE_VAL, HUGE_VAL}, hi[2] = {-HUGE_VAL, -HUGE_VAL};
+    int32_t k;
+    for (k = 0; k < nsets; k++) {
+        un_status s = un_frings_bbox(sets[k], lo, hi);
+        if (s != UN_OK) return s;
+    }
+    return un_grid_fit(g, lo[0], lo[1], hi[0], hi[1], extra);
+}
+
+un_status un_geom_ifp(const un_frings *container, const un_frings *piece, un_fregions *out)
+{
+    const un_frings *sets[2];
+    un_grid g;
+    un_rings c, p, ifp;
+    un_arr *w = un_arr_new();
+    un_seg *segs = NULL;
+    int32_t cap = 0;
+    un_pt lo, hi;
+    int rect, empty;
+    un_status s;
+    memset(out, 0, sizeof *out);
+    un_rings_init(&c); un_rings_init(&p); un_rings_init(&ifp);
+    sets[0] = container; sets[1] = piece;
+    if (!w) return UN_ENOMEM;
+    if ((s = geom_fit(&g, sets, 2, 0)) != UN_OK) goto done;
+    if ((s = un_grid_in(&g, container, &c)) != UN_OK) goto done;
+    if ((s = un_grid_in(&g, piece, &p)) != UN_OK) goto done;
+    if ((s = ifp_any(w, &c, &p, &rect, &lo, &hi, &ifp, &empty)) != UN_OK || empty) goto done;
+    if ((s = un_cfr_loops(w, rect ? NULL : &ifp, lo, hi, NULL, 0, &segs, &cap)) != UN_OK) goto done;
+    s = regions_out(w, &g, out);
+done:
+    free(segs);
+    un_arr_free(w);
+    un_rings_free(&c); un_rings_free(&p); un_rings_free(&ifp);
+    if (s != UN_OK) un_fregions_free(out);
+    return s;
+}
+
+un_status un_geom_cfr(const un_frings *container, const un_frings *placed, int32_t nplaced,
+                      const un_frings *piece, double margin, un_fregions *out)
+{
+    un_grid g;
+    un_rings c, p, ifp, pl, disk, infl, *nfps = NULL;
+    un_obstacle *obs = NULL;
+    un_arr *w = un_arr_new();
+    un_seg *segs = NULL;
+    int32_t cap = 0, i, nd;
+    un_pt lo, hi, dpts[UN_DISK_SIDES];
+    int rect, empty;
+    const un_frings **sets = NULL;
+    un_status s = UN_OK;
+    memset(out, 0, sizeof *out);
+    un_rings_init(&c); un_rings_init(&p); un_rings_init(&ifp);
+    un_rings_init(&pl); un_rings_init(&disk); un_rings_init(&infl);
+    if (!w) return UN_ENOMEM;
+    if (!(margin >= 0) || !isfinite(margin)) { s = UN_EINVAL; goto done; }
+    sets = (const un_frings **)malloc(((size_t)nplaced + 2) * sizeof *sets);
+    nfps = (un_rings *)calloc((size_t)nplaced + 1, sizeof *nfps);
+    obs = (un_obstacle *)calloc((size_t)nplaced + 1, sizeof *obs);
+    if (!sets || !nfps || !obs) { s = UN_ENOMEM; goto done; }
+    sets[0] = container;
+    sets[1] = piece;
+    for (i = 0; i < nplaced; i++) sets[i + 2] = placed + i;
+    if ((s = geom_fit(&g, sets, nplaced + 2, margin)) != UN_OK) goto done;
+    if ((s = un_grid_in(&g, container, &c)) != UN_OK) goto done;
+    if ((s = un_grid_in(&g, piece, &p)) != UN_OK) goto done;
+    if ((s = ifp_any(w, &c, &p, &rect, &lo, &hi, &ifp, &empty)) != UN_OK || empty) goto done;
+    nd = un_disk_polygon((int64_t)ceil(margin / g.step), dpts);
+    if (nd && (s = un_rings_add(&disk, dpts, nd)) != UN_OK) goto done;
+    for (i = 0; i < nplaced; i++) {
+        if ((s = un_grid_in(&g, placed + i, &pl)) != UN_OK) goto done;
+        if (nd) {
+            if ((s = un_msum_rings(w, &pl, &disk, 0, &infl)) != UN_OK) goto done;
+            if ((s = un_rings_copy(&pl, &infl)) != UN_OK) goto done;
+        }
+        if ((s = un_msum_rings(w, &pl, &p, 1, nfps + i)) != UN_OK) goto done;
+        obs[i].rings = nfps + i;
+        un_rings_bbox(nfps + i, &obs[i].lo, &obs[i].hi);
+    }
+    if ((s = un_cfr_loops(w, rect ? NULL : &ifp, lo, hi, obs, nplaced, &segs, &cap)) != UN_OK) goto done;
+    s = regions_out(w, &g, out);
+done:
+    for (i = 0; nfps && i < nplaced; i++) un_rings_free(nfps + i);
+    free(nfps); free(obs); free(sets); free(segs);
+    un_arr_free(w);
+    un_rings_free(&c); un_rings_free(&p); un_rings_free(&ifp);
+    un_rings_free(&pl); un_rings_free(&disk); un_rings_free(&infl);
+    if (s != UN_OK) un_fregions_free(out);
+    return s;
+}
+
+un_status un_region_point_at(const un_fregions *regions, int32_t k, double r, double out[2])
+{
+    un_ring_view v[64], *vp = v;
+    int32_t a, b, i;
+    if (k < 0 || k >= regions->nregions || !(r >= 0 && r < 1)) return UN_EINVAL;
+    a = regions->region_start[k];
+    b = regions->region_start[k + 1];
+    if (b - a > 64 && !(vp = (un_ring_view *)malloc((size_t)(b - a) * sizeof *vp))) return UN_ENOMEM;
+    for (i = a; i < b; i++) {
+        vp[i - a].xy = regions->rings.xy + 2 * regions->rings.start[i];
+        vp[i - a].n = regions->rings.start[i + 1] - regions->rings.start[i];
+    }
+    un_rings_point_at(vp, b - a, r, out);
+    if (vp != v) free(vp);
+    return UN_OK;
+}

@@ -1,0 +1,279 @@
+/*
+ * internal.h - types and helpers shared by the files of the uvnest core.
+ * Not part of the public interface.
+ */
+#ifndef UVNEST_INTERNAL_H
+#define UVNEST_INTERNAL_H
+
+#include "uvnest.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------- exact.c */
+
+typedef struct { int64_t x, y; } un_pt;
+
+/* Sign of a*b - c*d, exact for any int64 inputs. */
+int un_sign_mul_sub(int64_t a, int64_t b, int64_t c, int64_t d);
+
+/* Orientation of c relative to the directed line a->b: +1 left, -1 right,
+ * 0 collinear.  Exact when all coordinates are within UN_COORD_LIMIT. */
+int un_orient(un_pt a, un_pt b, un_pt c);
+
+/* Cross product of two difference vectors, exact within UN_COORD_LIMIT. */
+static inline int64_t un_cross(int64_t ax, int64_t ay, int64_t bx, int64_t by)
+{
+    return ax * by - ay * bx;
+}
+
+/* Compare the directions of two non-zero vectors by angle in [0, 2pi) from
+ * the positive x axis: returns <0, 0, >0.  Exact. */
+int un_angle_cmp(int64_t ax, int64_t ay, int64_t bx, int64_t by);
+
+/* Compare the counter-clockwise angles from direction a to d1 and to d2,
+ * both in [0, 2pi).  Exact for components below 2^30. */
+int un_angle_cmp_from(int64_t ax, int64_t ay, int64_t d1x, int64_t d1y, int64_t d2x, int64_t d2y);
+
+/* Is direction d in the counter-clockwise arc from a to b?  incl_a/incl_b
+ * say whether the arc's end directions belong to it.  a and b must not be
+ * the same direction. */
+int un_in_arc(int64_t ax, int64_t ay, int64_t bx, int64_t by, int64_t dx, int64_t dy,
+              int incl_a, int incl_b);
+
+/* An exact rational point base + (dx, dy) * n / d, 0 < d < 2^62, on a
+ * segment whose ends are within UN_COORD_LIMIT. */
+typedef struct {
+    un_pt   base;
+    int64_t dx, dy, n, d;
+} un_rpt;
+
+/* Signs of p.x - X, p.y - Y, and the orientation of p relative to a->b. */
+int un_rpt_cmp_x(const un_rpt *p, int64_t X);
+int un_rpt_cmp_y(const un_rpt *p, int64_t Y);
+int un_rpt_orient(un_pt a, un_pt b, const un_rpt *p);
+/* 1 inside, 0 outside, -1 on the boundary of ring r[0..n) (exact). */
+int un_rpt_in_ring(const un_pt *r, int32_t n, const un_rpt *p);
+
+/* Lexicographic (x, then y) comparison of two points. */
+static inline int un_pt_cmp(un_pt a, un_pt b)
+{
+    if (a.x != b.x) return a.x < b.x ? -1 : 1;
+    if (a.y != b.y) return a.y < b.y ? -1 : 1;
+    return 0;
+}
+
+static inline int64_t un_llround(double v)
+{
+    return (int64_t)(v < 0 ? v - 0.5 : v + 0.5);
+}
+
+/* ------------------------------------------------------------------ mem.c */
+
+/* Grow *buf (element size elem) so that it holds at least `need` elements. */
+un_status un_reserve(void **buf, int32_t *cap, int64_t need, size_t elem);
+#define UN_RESERVE(buf, cap, need) un_reserve((void **)&(buf), &(cap), (need), sizeof(*(buf)))
+
+/* Stable merge sort of n int32 keys with a comparator taking a context;
+ * tmp must hold n elements. */
+typedef int (*un_cmp_fn)(int32_t a, int32_t b, const void *ctx);
+void un_sort_idx(int32_t *v, int32_t n, un_cmp_fn cmp, const void *ctx, int32_t *tmp);
+
+/* Integer rings, same layout as un_frings. */
+typedef struct {
+    un_pt   *pts;
+    int32_t *start;
+    int32_t  nrings;
+    int32_t  cap_pts, cap_rings;
+} un_rings;
+
+void      un_rings_init(un_rings *r);
+void      un_rings_free(un_rings *r);
+void      un_rings_clear(un_rings *r);
+un_status un_rings_add(un_rings *r, const un_pt *pts, int32_t n);
+un_status un_rings_copy(un_rings *dst, const un_rings *src);
+static inline int32_t un_rings_npts(const un_rings *r)
+{
+    return r->nrings ? r->start[r->nrings] : 0;
+}
+/* Twice the signed area of ring k (exact; positive for counter-clockwise). */
+double un_ring_area2(const un_rings *r, int32_t k);
+void   un_rings_bbox(const un_rings *r, un_pt *lo, un_pt *hi);
+/* Drop repeated points, zero-length edges and straight vertices, and (unless
+ * keep_spikes) spikes where a ring doubles back; drop rings left with fewer
+ * than 3 points (keep_spikes: fewer than 1). */
+un_status un_rings_clean(un_rings *r, int keep_spikes);
+
+/* ------------------------------------------------------------- arrange.c */
+
+/* A directed input segment.  ws is its weight in the winding number of the
+ * obstacle ("solid") set, wc its weight for the container: crossing the
+ * segment from its right to its left adds ws (and wc). */
+typedef struct {
+    un_pt   a, b;
+    int32_t ws, wc;
+} un_seg;
+
+typedef enum {
+    UN_SEL_FREE,      /* {container winding > 0} (closed) minus {solid
+                         winding > 0} (open), degenerate parts kept.  Needs
+                         solids whose rings are simple, so that the winding
+                         number counts the solids containing a point. */
+    UN_SEL_CONV,      /* {winding <= 0} of a convolution, regularized (the
+                         closure of its open part) */
+    UN_SEL_COVERED    /* boundary of the closure of {solid winding > 0} */
+} un_select;
+
+/* A traced boundary loop: points [start, end) of the workspace's output
+ * arrays.  hole: the free (or covered) side lies outside this loop. */
+typedef struct {
+    int32_t start, end;
+    int32_t hole;
+    double  area2;   /* twice the signed area (approximate) */
+} un_loop;
+
+typedef struct un_arr un_arr;   /* reusable workspace, see arrange.c */
+
+/* Exact test of one point p = base + (dx, dy) * n / d (0 <= n/d <= 1,
+ * 0 < d < 2^62): is it free?  Used where winding numbers cannot decide:
+ * degenerate parts of a convolution's free set, and isolated free points. */
+typedef struct {
+    int (*free_at)(void *ctx, un_pt base, int64_t dx, int64_t dy, int64_t n, int64_t d);
+    void *ctx;
+} un_verifier;
+
+un_arr   *un_arr_new(void);
+void      un_arr_free(un_arr *w);
+/* Build the arrangement of segs and trace the boundary selected by sel.
+ * verify may be NULL (then degenerate parts that need it are dropped).
+ * Results stay valid until the next call on the same workspace. */
+un_status un_arr_run(un_arr *w, const un_seg *segs, int32_t nsegs, un_select sel,
+                     const un_verifier *verify);
+int32_t        un_arr_nloops(const un_arr *w);
+const un_loop *un_arr_loops(const un_arr *w);
+/* Loop points: exact rational vertices as doubles, and rounded to the grid. */
+const double  *un_arr_xy(const un_arr *w);
+const un_pt   *un_arr_ipts(const un_arr *w);
+/* Isolated free points (only for UN_SEL_FREE with a degenerate container). */
+
+/* Append a one-point loop (an isolated free point found by the caller). */
+un_status un_arr_add_point(un_arr *w, un_pt p);
+
+/* Append the segments of rings (ring k with weight ws/wc, reversed when rev)
+ * to a segment buffer. */
+un_status un_segs_from_rings(un_seg **segs, int32_t *n, int32_t *cap, const un_rings *r,
+                             int32_t ws, int32_t wc, int rev);
+
+/* -------------------------------------------------------------- bridge.c */
+
+/* Orient rings by nesting: rings inside an odd number of others are holes
+ * (clockwise), the rest outer rings (counter-clockwise).  hole may be NULL. */
+un_status un_rings_orient(un_rings *r, int8_t *hole);
+
+/* Components of a polygon (rings of any orientation) as weakly simple
+ * counter-clockwise rings, holes spliced in through zero-width slits. */
+un_status un_poly_bridge(const un_rings *in, un_rings *out);
+
+/* ----------------------------------------------------------- minkowski.c */
+
+/* Append the convolution segments of weakly simple rings P and Q. */
+un_status un_convolve(const un_pt *P, int32_t np, const un_pt *Q, int32_t nq, un_seg **segs,
+                      int32_t *n, int32_t *cap);
+/* Minkowski sum a (+) b, or the no-fit polygon a (+) (-b) when negate_b,
+ * of polygons given as rings of any orientation, as obstacle rings (outer
+ * counter-clockwise, holes clockwise, exact degenerate parts kept). */
+un_status un_msum_rings(un_arr *w, const un_rings *a, const un_rings *b, int negate_b, un_rings *out);
+/* A convex polygon containing the disk of the given radius around the
+ * origin; returns its vertex count (0 for radius <= 0). */
+#define UN_DISK_SIDES 32
+int32_t un_disk_polygon(int64_t radius, un_pt *out);
+/* The last traced free loops of w, reversed into obstacle rings. */
+un_status un_loops_to_obstacles(const un_arr *w, un_rings *out);
+
+/* ------------------------------------------------------------- outline.c */
+
+/* --------------------------------------------------------- triangulate.c */
+
+/* Ear-clip a weakly simple counter-clockwise ring; appends index triples. */
+un_status un_triangulate(const un_pt *p, int32_t n, int32_t **tri, int32_t *ntri, int32_t *cap);
+
+un_status un_outline_rings(un_arr *w, const un_pt *pts, int32_t n, const int32_t *face_start,
+                           int32_t nfaces, const int32_t *face_idx, un_rings *out);
+
+/* ----------------------------------------------------------------- cfr.c */
+
+/* An obstacle: rings (open set) translated by off; lo/hi bound the rings
+ * before translation. */
+typedef struct {
+    const un_rings *rings;
+    un_pt off, lo, hi;
+} un_obstacle;
+
+/* Regions of the last traced free set: region r is loops
+ * order[rstart[r] .. rstart[r+1]) of the workspace, outer loop first. */
+typedef struct {
+    int32_t *order;  int32_t cap_order;
+    int32_t *rstart; int32_t cap_rstart;
+    int32_t  nregions;
+} un_regions;
+
+/* IFP of a piece (bbox plo..phi) in rectangle clo..chi; 0 when empty. */
+int un_ifp_rect(un_pt clo, un_pt chi, un_pt plo, un_pt phi, un_pt *lo, un_pt *hi);
+/* IFP of a piece in a polygon container, as closed container rings. */
+un_status un_ifp_poly(un_arr *w, const un_rings *container, const un_rings *piece, un_rings *out);
+/* Trace the free set of a closed container (rings, or the rectangle lo..hi
+ * when container is NULL) minus open obstacles.  segs/cap: scratch. */
+un_status un_cfr_loops(un_arr *w, const un_rings *container, un_pt lo, un_pt hi,
+                       const un_obstacle *obs, int32_t nobs, un_seg **segs, int32_t *cap);
+/* Group the traced loops into regions sorted by leftmost point (rotates
+ * every loop to start at its leftmost point). */
+un_status un_regions_build(un_arr *w, un_regions *g);
+void      un_regions_free(un_regions *g);
+
+/* A ring seen as points xy[0 .. 2n). */
+typedef struct {
+    const double *xy;
+    int32_t       n;
+} un_ring_view;
+
+double  un_rings_length(const un_ring_view *v, int32_t k);
+/* Point at fraction frac in [0,1) of the total boundary length of rings
+ * v[0..k), walked ring after ring from each ring's first point. */
+void    un_rings_point_at(const un_ring_view *v, int32_t k, double frac, double out[2]);
+/* Views of region r's loops (at most cap); returns how many. */
+int32_t un_region_views(const un_arr *w, const un_regions *g, int32_t r, un_ring_view *v, int32_t cap);
+
+/* ------------------------------------------------------------ simplify.c */
+
+/* Conservative simplification on the grid (tol in grid units); *used is the
+ * largest deviation, in grid units, of the result from the input. */
+un_status un_simplify_rings(const un_rings *in, double tol, int32_t max_vertices, un_rings *out,
+                            double *used);
+
+/* ------------------------------------------------------------ validate.c */
+
+/* Exact check of two polygons on one grid (rings are re-oriented in place):
+ * *overlapping when their interiors meet or their boundaries come closer
+ * than margin_units - 2; *distance is the smallest boundary distance among
+ * edge pairs within `reach` (HUGE_VAL if none), 0 when overlapping. */
+un_status un_pair_check(un_rings *a, un_rings *b, double margin_units, double reach, int *overlapping,
+                        double *distance);
+
+/* ---------------------------------------------------------------- grid.c */
+
+/* Map between float coordinates and the integer grid of one call:
+ * i = round((x - ox) / step), step a power of two. */
+typedef struct {
+    double step, ox, oy;
+} un_grid;
+
+/* Fit a grid to a bounding box plus `extra` on every side. */
+un_status un_grid_fit(un_grid *g, double minx, double miny, double maxx, double maxy, double extra);
+/* Grow a bounding box (lo = +inf, hi = -inf initially) by float rings;
+ * UN_EINVAL on a NaN or infinite coordinate. */
+un_status un_frings_bbox(const un_frings *r, double *lo, double *hi);
+un_status un_grid_in(const un_grid *g, const un_frings *in, un_rings *out);
+/* shift: add the origin back (shapes); 0 for translations. */
+un_status un_grid_out(const un_grid *g, const un_rings *in, un_frings *out, int shift);
+
+#endif /* UVNEST_INTERNAL_H */

@@ -1,0 +1,299 @@
+/*
+ * minkowski.c - Minkowski sums and no-fit polygons by convolution.
+ *
+ * For weakly simple rings P and Q (counter-clockwise outer boundary with
+ * holes spliced in by bridge.c) the convolution P*Q is the set of segments
+ *   p_i + [q_j, q_j+1]   where the direction of edge j of Q lies in the
+ *                        turn of P at vertex i, and
+ *   q_j + [p_i, p_i+1]   symmetrically,
+ * with the segment reversed where the turn is clockwise (a reflex vertex).
+ * The Minkowski sum P (+) Q is exactly the set of points with a positive
+ * winding number of the convolution (Guibas, Ramshaw and Stolfi's kinetic
+ * framework; checked against a convex-decomposition oracle in the tests).
+ *
+ * Parallel edges: the turn at a vertex of P is taken half-open as (in, out]
+ * and at a vertex of Q as [in, out) (sweep order), so each pair of parallel
+ * edges is visited exactly once and the cycles close.
+ *
+ * The no-fit polygon of a and b is a (+) (-b): the translations t at which
+ * the interiors of a and b + t overlap.  Its boundary and the degenerate
+ * parts inside it (slots where b slides exactly, see arrange.c) are free.
+ */
+#include "internal.h"
+
+#include <math.h>
+
+/* Turn direction at vertex i of ring p (n points): +1 left, -1 right. */
+static int turn_at(const un_pt *p, int32_t n, int32_t i, int64_t *ix, int64_t *iy, int64_t *ox,
+                   int64_t *oy)
+{
+    un_pt a = p[(i + n - 1) % n], b = p[i], c = p[(i + 1) % n];
+    int64_t t;
+    *ix = b.x - a.x; *iy = b.y - a.y;
+    *ox = c.x - b.x; *oy = c.y - b.y;
+    t = un_cross(*ix, *iy, *ox, *oy);
+    if (t == 0) {
+        /* cleaned rings have no straight or spike vertices except at the
+         * bridge ends, where a slit doubles back: a full turn to the left */
+        return (*ix * *ox + *iy * *oy) < 0 ? 2 : 0;
+    }
+    return t > 0 ? 1 : -1;
+}
+
+static un_status push_seg(un_seg **segs, int32_t *n, int32_t *cap, un_pt a, un_pt b)
+{
+    un_status s = un_reserve((void **)segs, cap, (int64_t)*n + 1, sizeof **segs);
+    if (s != UN_OK) return s;
+    (*segs)[*n].a = a;
+    (*segs)[*n].b = b;
+    (*segs)[*n].ws = 1;
+    (*segs)[*n].wc = 0;
+    (*n)++;
+    return UN_OK;
+}
+
+/* Segments of vertex-of-A + edge-of-B.  first: A is the first operand
+ * (half-open (in, out]); otherwise [in, out). */
+static un_status conv_half(const un_pt *A, int32_t na, const un_pt *B, int32_t nb, int first,
+                           un_seg **segs, int32_t *n, int32_t *cap)
+{
+    int32_t i, j;
+    for (i = 0; i < na; i++) {
+        int64_t ix, iy, ox, oy;
+        int t = turn_at(A, na, i, &ix, &iy, &ox, &oy);
+        if (t == 0) continue;
+        for (j = 0; j < nb; j++) {
+            un_pt q0 = B[j], q1 = B[(j + 1) % nb], s0, s1;
+            int64_t fx = q1.x - q0.x, fy = q1.y - q0.y;
+            int in;
+            if (t == 2) {
+                /* a slit's turning point: every direction except the
+                 * incoming one is swept counter-clockwise */
+                in = un_in_arc(ix, iy, ox, oy, fx, fy, !first, first) ||
+                     un_in_arc(ox, oy, ix, iy, fx, fy, 1, 0);
+            } else if (t > 0) {
+                in = un_in_arc(ix, iy, ox, oy, fx, fy, !first, first);
+            } else {
+                in = un_in_arc(ox, oy, ix, iy, fx, fy, !first, first);
+            }
+            if (!in) continue;
+            s0.x = A[i].x + q0.x; s0.y = A[i].y + q0.y;
+            s1.x = A[i].x + q1.x; s1.y = A[i].y + q1.y;
+            if (t < 0) { un_pt tp = s0; s0 = s1; s1 = tp; }
+            if (push_seg(segs, n, cap, s0, s1) != UN_OK) return UN_ENOMEM;
+        }
+    }
+    return UN_OK;
+}
+
+un_status un_convolve(const un_pt *P, int32_t np, const un_pt *Q, int32_t nq, un_seg **segs,
+                      int32_t *n, int32_t *cap)
+{
+    un_status s = conv_half(P, np, Q, nq, 1, segs, n, cap);
+    if (s != UN_OK) return s;
+    return conv_half(Q, nq, P, np, 0, segs, n, cap);
+}
+
+/* Turn the free-set loops of a no-fit computation into obstacle rings:
+ * reversed, so outer boundaries are counter-clockwise and holes clockwise
+ * (degenerate free parts become zero-area holes, which keeps them free when
+ * the rings are used as an obstacle). */
+un_status un_loops_to_obstacles(const un_arr *w, un_rings *out)
+{
+    int32_t k, nl = un_arr_nloops(w);
+    const un_loop *L = un_arr_loops(w);
+    const un_pt *p = un_arr_ipts(w);
+    un_pt *buf = NULL;
+    int32_t cap = 0;
+    un_status s = UN_OK;
+    for (k = 0; k < nl; k++) {
+        int32_t m = L[k].end - L[k].start, i;
+        if ((s = un_reserve((void **)&buf, &cap, m, sizeof *buf)) != UN_OK) break;
+        for (i = 0; i < m; i++) buf[i] = p[L[k].end - 1 - i];
+        if ((s = un_rings_add(out, buf, m)) != UN_OK) break;
+    }
+    free(buf);
+    return s;
+}
+
+/* ---- exact point test by convex pieces -------------------------------
+ * t is inside the no-fit polygon exactly when it is strictly inside the
+ * Minkowski sum of some triangle of a and some triangle of -b.  A point is
+ * strictly inside a sum of two triangles when it is strictly inside each of
+ * the six supporting half-planes (the edge normals of both triangles). */
+
+typedef struct {
+    un_pt  *p;      /* triangle corners, 3 per triangle, a's then -b's */
+    int32_t na, nb; /* triangle counts */
+    double *box;    /* per triangle: minx, miny, maxx, maxy */
+} tri_set;
+
+/* Append the triangles of every ring of r after the current ones (counted
+ * in t->nb). */
+static un_status add_triangles(tri_set *t, int32_t *cap, int32_t *capbox, const un_rings *r)
+{
+    int32_t k, *tri = NULL, ntri = 0, tcap = 0, i;
+    un_status s = UN_OK;
+    for (k = 0; k < r->nrings && s == UN_OK; k++) {
+        const un_pt *p = r->pts + r->start[k];
+        int32_t n0 = t->na + t->nb;
+        if ((s = un_triangulate(p, r->start[k + 1] - r->start[k], &tri, &ntri, &tcap)) != UN_OK) break;
+        if ((s = un_reserve((void **)&t->p, cap, 3 * ((int64_t)n0 + ntri), sizeof *t->p)) != UN_OK) break;
+        if ((s = un_reserve((void **)&t->box, capbox, 4 * ((int64_t)n0 + ntri), sizeof *t->box)) != UN_OK) break;
+        for (i = 0; i < ntri; i++) {
+            un_pt a = p[tri[3 * i]], b = p[tri[3 * i + 1]], c = p[tri[3 * i + 2]];
+            double *bx = t->box + 4 * (n0 + i);
+            t->p[3 * (n0 + i)] = a;
+            t->p[3 * (n0 + i) + 1] = b;
+            t->p[3 * (n0 + i) + 2] = c;
+            bx[0] = (double)(a.x < b.x ? (a.x < c.x ? a.x : c.x) : (b.x < c.x ? b.x : c.x));
+            bx[1] = (double)(a.y < b.y ? (a.y < c.y ? a.y : c.y) : (b.y < c.y ? b.y : c.y));
+            bx[2] = (double)(a.x > b.x ? (a.x > c.x ? a.x : c.x) : (b.x > c.x ? b.x : c.x));
+            bx[3] = (double)(a.y > b.y ? (a.y > c.y ? a.y : c.y) : (b.y > c.y ? b.y : c.y));
+        }
+        t->nb += ntri;
+    }
+    free(tri);
+    return s;
+}
+
+/* Is t = base + dir*n/d outside the open half-plane {x : x.nrm < H}? */
+static int beyond(un_pt base, int64_t dx, int64_t dy, int64_t n, int64_t d, int64_t nx, int64_t ny,
+                  int64_t H)
+{
+    int64_t c = base.x * nx + base.y * ny - H, dn = dx * nx + dy * ny;
+    /* d*c + dn*n >= 0 */
+    return un_sign_mul_sub(d, c, -dn, n) >= 0;
+}
+
+/* Support value of a triangle in direction (nx, ny). */
+static int64_t support(const un_pt *tri, int64_t nx, int64_t ny)
+{
+    int64_t a = tri[0].x * nx + tri[0].y * ny, b = tri[1].x * nx + tri[1].y * ny;
+    int64_t c = tri[2].x * nx + tri[2].y * ny;
+    return a > b ? (a > c ? a : c) : (b > c ? b : c);
+}
+
+static int tri_free_at(void *ctx, un_pt base, int64_t dx, int64_t dy, int64_t n, int64_t d)
+{
+    const tri_set *t = (const tri_set *)ctx;
+    double tx = (double)base.x + (double)dx * ((double)n / (double)d);
+    double ty = (double)base.y + (double)dy * ((double)n / (double)d);
+    int32_t i, j, k, m;
+    for (i = 0; i < t->na; i++) {
+        const double *ba = t->box + 4 * i;
+        for (j = t->na; j < t->na + t->nb; j++) {
+            const double *bb = t->box + 4 * j;
+            const un_pt *tri[2];
+            int sep = 0;
+            if (tx < ba[0] + bb[0] - 1 || tx > ba[2] + bb[2] + 1 || ty < ba[1] + bb[1] - 1 ||
+                ty > ba[3] + bb[3] + 1)
+                continue;
+            tri[0] = t->p + 3 * i;
+            tri[1] = t->p + 3 * j;
+            for (m = 0; m < 2 && !sep; m++) {
+                for (k = 0; k < 3 && !sep; k++) {
+                    un_pt p = tri[m][k], q = tri[m][(k + 1) % 3];
+                    int64_t nx = q.y - p.y, ny = p.x - q.x;
+                    sep = beyond(base, dx, dy, n, d, nx, ny, support(tri[0], nx, ny) + support(tri[1], nx, ny));
+                }
+            }
+            if (!sep) return 0;
+        }
+    }
+    return 1;
+}
+
+un_status un_msum_rings(un_arr *w, const un_rings *a, const un_rings *b, int negate_b, un_rings *out)
+{
+    un_rings pa, pb;
+    un_seg *segs = NULL;
+    int32_t nseg = 0, cap = 0, i, j, k, tcap = 0, bcap = 0;
+    tri_set tris;
+    un_verifier vf;
+    un_status s;
+    un_rings_init(&pa);
+    un_rings_init(&pb);
+    memset(&tris, 0, sizeof tris);
+    un_rings_clear(out);
+    if ((s = un_poly_bridge(a, &pa)) != UN_OK) goto done;
+    if ((s = un_poly_bridge(b, &pb)) != UN_OK) goto done;
+    /* -b: a point reflection keeps the orientation */
+    for (k = 0; negate_b && k < un_rings_npts(&pb); k++) {
+        pb.pts[k].x = -pb.pts[k].x;
+        pb.pts[k].y = -pb.pts[k].y;
+    }
+    /* the union over component pairs is the winding sum of their
+     * convolutions: each is non-negative and positive exactly on its sum */
+    for (i = 0; i < pa.nrings; i++)
+        for (j = 0; j < pb.nrings; j++) {
+            s = un_convolve(pa.pts + pa.start[i], pa.start[i + 1] - pa.start[i],
+                            pb.pts + pb.start[j], pb.start[j + 1] - pb.start[j], &segs, &nseg, &cap);
+            if (s != UN_OK) goto done;
+        }
+    /* triangles of a, then of -b, for the exact test of degenerate parts;
+     * without a triangulation those parts are closed (conservative) */
+    vf.free_at = tri_free_at;
+    vf.ctx = &tris;
+    s = add_triangles(&tris, &tcap, &bcap, &pa);
+    tris.na = tris.nb;
+    tris.nb = 0;
+    if (s == UN_OK) s = add_triangles(&tris, &tcap, &bcap, &pb);
+    if (s == UN_ENOMEM) goto done;
+    s = un_arr_run(w, segs, nseg, UN_SEL_CONV, s == UN_OK ? &vf : NULL);
+    if (s != UN_OK) goto done;
+    if ((s = un_loops_to_obstacles(w, out)) == UN_OK) s = un_rings_clean(out, 1);
+done:
+    free(segs);
+    free(tris.p);
+    free(tris.box);
+    un_rings_free(&pa);
+    un_rings_free(&pb);
+    if (s != UN_OK) un_rings_clear(out);
+    return s;
+}
+
+un_status un_geom_nfp(const un_frings *a, const un_frings *b, un_frings *out)
+{
+    double lo[2] = {HUGE_VAL, HUGE_VAL}, hi[2] = {-HUGE_VAL, -HUGE_VAL};
+    un_grid g;
+    un_rings ia, ib, res;
+    un_arr *w = NULL;
+    un_status s;
+    un_frings_free(out);
+    if ((s = un_frings_bbox(a, lo, hi)) != UN_OK) return s;
+    if ((s = un_frings_bbox(b, lo, hi)) != UN_OK) return s;
+    if ((s = un_grid_fit(&g, lo[0], lo[1], hi[0], hi[1], 0)) != UN_OK) return s;
+    un_rings_init(&ia);
+    un_rings_init(&ib);
+    un_rings_init(&res);
+    if ((s = un_grid_in(&g, a, &ia)) != UN_OK) goto done;
+    if ((s = un_grid_in(&g, b, &ib)) != UN_OK) goto done;
+    if (!(w = un_arr_new())) { s = UN_ENOMEM; goto done; }
+    if ((s = un_msum_rings(w, &ia, &ib, 1, &res)) != UN_OK) goto done;
+    s = un_grid_out(&g, &res, out, 0);
+done:
+    un_arr_free(w);
+    un_rings_free(&ia);
+    un_rings_free(&ib);
+    un_rings_free(&res);
+    if (s != UN_OK) un_frings_free(out);
+    return s;
+}
+
+int32_t un_disk_polygon(int64_t radius, un_pt *out)
+{
+    /* a regular UN_DISK_SIDES-gon around the disk: vertices on the
+     * circumscribed circle plus one unit, so rounding each vertex to the
+     * grid (at most 0.71) still leaves every edge outside the disk */
+    const double pi = 3.14159265358979323846;
+    double R = (double)radius / cos(pi / UN_DISK_SIDES) + 1.0;
+    int32_t k;
+    if (radius <= 0) return 0;
+    for (k = 0; k < UN_DISK_SIDES; k++) {
+        double a = 2 * pi * (k + 0.5) / UN_DISK_SIDES;
+        out[k].x = un_llround(R * cos(a));
+        out[k].y = un_llround(R * sin(a));
+    }
+    return UN_DISK_SIDES;
+}

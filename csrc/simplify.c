@@ -1,0 +1,550 @@
+/*
+ * simplify.c - conservative polygon simplification: the result contains the
+ * input.
+ *
+ * Rings are oriented with the solid on their left (outer counter-clockwise,
+ * holes clockwise).  Three operations only ever add area to the solid:
+ *   chord      - remove a reflex (or straight) vertex v: the chord from its
+ *                predecessor to its successor lies outside the solid;
+ *   extension  - replace two convex vertices v, w by the point where the
+ *                edges before v and after w meet (their turns sum to less
+ *                than half a turn), on the grid and checked to still enclose
+ *                v and w;
+ *   fill       - remove a hole.
+ * An operation is valid when the area it adds holds no vertex of any ring
+ * and its new edges cross no edge, so rings stay simple and disjoint.
+ *
+ * Deviation is measured against the original rings: a chord deviates by the
+ * largest distance of the original vertices it replaces, an extension point
+ * by its distance to the original chain, a filled hole by half its smaller
+ * bounding-box side.  Operations are applied cheapest first while they stay
+ * within the tolerance, then further while the vertex count exceeds the
+ * budget.  If the budget still cannot be met, the result is the convex hull,
+ * reduced by extensions (every budget of 4 or more can be met).
+ */
+#include "internal.h"
+
+#include <math.h>
+
+enum { OP_CHORD = 0, OP_EXTEND = 1, OP_FILL = 2 };
+
+typedef struct {
+    double  dev;
+    int32_t v, kind, stamp;
+} op;
+
+typedef struct {
+    un_pt   *p;           /* current position of every vertex slot */
+    int32_t *prev, *next;
+    int32_t *ring;        /* ring of the slot */
+    int32_t *oa, *ob;     /* original chain covered: slots of the input */
+    int32_t *stamp;       /* bumped whenever a slot or its neighbours change */
+    int8_t  *alive;
+    double  *edev;        /* deviation of the edge leaving the slot */
+    int32_t  nslot, cap;
+    /* rings */
+    int32_t *head, *count, nrings;
+    int8_t  *is_hole;
+    /* input, for deviations */
+    const un_pt *orig;
+    const int32_t *ostart;
+    int32_t  total;
+    /* heap */
+    op      *heap;
+    int32_t  nheap, capheap;
+} simp;
+
+/* ----------------------------------------------------------------- heap */
+
+static int op_less(const op *a, const op *b)
+{
+    if (a->dev != b->dev) return a->dev < b->dev;
+    if (a->v != b->v) return a->v < b->v;
+    return a->kind < b->kind;
+}
+
+static un_status heap_push(simp *S, op o)
+{
+    int32_t i;
+    un_status s = UN_RESERVE(S->heap, S->capheap, (int64_t)S->nheap + 1);
+    if (s != UN_OK) return s;
+    i = S->nheap++;
+    while (i > 0 && op_less(&o, &S->heap[(i - 1) / 2])) {
+        S->heap[i] = S->heap[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    S->heap[i] = o;
+    return UN_OK;
+}
+
+static op heap_pop(simp *S)
+{
+    op top = S->heap[0], last = S->heap[--S->nheap];
+    int32_t i = 0;
+    for (;;) {
+        int32_t c = 2 * i + 1;
+        if (c >= S->nheap) break;
+        if (c + 1 < S->nheap && op_less(&S->heap[c + 1], &S->heap[c])) c++;
+        if (!op_less(&S->heap[c], &last)) break;
+        S->heap[i] = S->heap[c];
+        i = c;
+    }
+    if (S->nheap) S->heap[i] = last;
+    return top;
+}
+
+/* ------------------------------------------------------------ geometry */
+
+static double pt_seg_dist(un_pt a, un_pt b, double px, double py)
+{
+    double dx = (double)(b.x - a.x), dy = (double)(b.y - a.y), l2 = dx * dx + dy * dy, t = 0;
+    if (l2 > 0) {
+        t = ((px - (double)a.x) * dx + (py - (double)a.y) * dy) / l2;
+        t = t < 0 ? 0 : t > 1 ? 1 : t;
+    }
+    return hypot((double)a.x + t * dx - px, (double)a.y + t * dy - py);
+}
+
+/* Original slots from a to b along ring r (cyclic, inclusive). */
+#define CHAIN_FOR(S, r, a, b, k)                                                              \
+    for (k = (a);; k = (k + 1 - (S)->ostart[r]) % ((S)->ostart[(r) + 1] - (S)->ostart[r]) + \
+                       (S)->ostart[r])
+
+static double chord_dev(const simp *S, int32_t r, int32_t a, int32_t b, un_pt u, un_pt w)
+{
+    double m = 0;
+    int32_t k;
+    CHAIN_FOR(S, r, a, b, k) {
+        double d = pt_seg_dist(u, w, (double)S->orig[k].x, (double)S->orig[k].y);
+        if (d > m) m = d;
+        if (k == b) break;
+    }
+    return m;
+}
+
+static double point_chain_dist(const simp *S, int32_t r, int32_t a, int32_t b, double x, double y)
+{
+    double m = HUGE_VAL;
+    int32_t k, n = S->ostart[r + 1] - S->ostart[r];
+    CHAIN_FOR(S, r, a, b, k) {
+        int32_t k2 = (k + 1 - S->ostart[r]) % n + S->ostart[r];
+        double d = pt_seg_dist(S->orig[k], S->orig[k2], x, y);
+        if (d < m) m = d;
+        if (k == b) break;
+    }
+    return m;
+}
+
+/* Does the closed triangle (a, b, c) hold a vertex of any ring other than
+ * the slots listed in skip[0..3)? */
+static int triangle_blocked(const simp *S, un_pt a, un_pt b, un_pt c, const int32_t *skip)
+{
+    int32_t i;
+    int64_t lx = a.x < b.x ? (a.x < c.x ? a.x : c.x) : (b.x < c.x ? b.x : c.x);
+    int64_t hx = a.x > b.x ? (a.x > c.x ? a.x : c.x) : (b.x > c.x ? b.x : c.x);
+    int64_t ly = a.y < b.y ? (a.y < c.y ? a.y : c.y) : (b.y < c.y ? b.y : c.y);
+    int64_t hy = a.y > b.y ? (a.y > c.y ? a.y : c.y) : (b.y > c.y ? b.y : c.y);
+    for (i = 0; i < S->nslot; i++) {
+        un_pt q;
+        if (!S->alive[i] || i == skip[0] || i == skip[1] || i == skip[2] || i == skip[3]) continue;
+        q = S->p[i];
+        if (q.x < lx || q.x > hx || q.y < ly || q.y > hy) continue;
+        if (un_orient(a, b, q) >= 0 && un_orient(b, c, q) >= 0 && un_orient(c, a, q) >= 0) return 1;
+    }
+    return 0;
+}
+
+/* Does segment a-b properly cross any current edge? */
+static int segment_blocked(const simp *S, un_pt a, un_pt b)
+{
+    int32_t i;
+    for (i = 0; i < S->nslot; i++) {
+        un_pt c, d;
+        if (!S->alive[i]) continue;
+        c = S->p[i];
+        d = S->p[S->next[i]];
+        if (un_orient(a, b, c) * un_orient(a, b, d) < 0 && un_orient(c, d, a) * un_orient(c, d, b) < 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* Evaluate an operation at slot v; returns 0 when not possible now. */
+static int eval(const simp *S, int32_t v, int kind, double *dev, un_pt *xp)
+{
+    int32_t r = S->ring[v];
+    if (kind == OP_FILL) {
+        un_pt lo, hi;
+        int32_t k = S->head[r], i;
+        if (!S->is_hole[r] || S->count[r] == 0 || v != S->head[r]) return 0;
+        lo = hi = S->p[k];
+        for (i = 0; i < S->count[r]; i++, k = S->next[k]) {
+            un_pt q = S->p[k];
+            if (q.x < lo.x) lo.x = q.x;
+            if (q.y < lo.y) lo.y = q.y;
+            if (q.x > hi.x) hi.x = q.x;
+            if (q.y > hi.y) hi.y = q.y;
+        }
+        *dev = 0.5 * (double)((hi.x - lo.x) < (hi.y - lo.y) ? (hi.x - lo.x) : (hi.y - lo.y));
+        return 1;
+    }
+    if (S->count[r] <= 3) return 0;
+    if (kind == OP_CHORD) {
+        int32_t u = S->prev[v], w = S->next[v];
+        int32_t skip[4];
+        if (un_orient(S->p[u], S->p[v], S->p[w]) > 0) return 0;
+        skip[0] = u; skip[1] = v; skip[2] = w; skip[3] = -1;
+        if (triangle_blocked(S, S->p[u], S->p[v], S->p[w], skip)) return 0;
+        *dev = chord_dev(S, r, S->oa[u], S->ob[w], S->p[u], S->p[w]);
+        if (S->edev[u] > *dev) *dev = S->edev[u];
+        if (S->edev[v] > *dev) *dev = S->edev[v];
+        return 1;
+    } else {
+        /* extension of edges (u, v) and (w, z) through X, replacing v, w */
+        int32_t u = S->prev[v], w = S->next[v], z = S->next[w], k;
+        un_pt pu = S->p[u], pv = S->p[v], pw = S->p[w], pz = S->p[z], best;
+        int64_t d1x = pv.x - pu.x, d1y = pv.y - pu.y, d2x = pz.x - pw.x, d2y = pz.y - pw.y;
+        int64_t den = un_cross(d1x, d1y, d2x, d2y);
+        double s, X, Y, bestdev = HUGE_VAL;
+        int32_t skip[4];
+        if (S->count[r] < 4) return 0;
+        if (un_orient(pu, pv, pw) <= 0 || un_orient(pv, pw, pz) <= 0 || den <= 0) return 0;
+        s = (double)un_cross(pw.x - pv.x, pw.y - pv.y, d2x, d2y) / (double)den;
+        if (!(s >= 0)) return 0;
+        X = (double)pv.x + s * (double)d1x;
+        Y = (double)pv.y + s * (double)d1y;
+        if (fabs(X) > (double)UN_COORD_LIMIT || fabs(Y) > (double)UN_COORD_LIMIT) return 0;
+        skip[0] = u; skip[1] = v; skip[2] = w; skip[3] = z;
+        /* nearest grid points around X that still enclose v and w */
+        for (k = 0; k < 4; k++) {
+            un_pt q;
+            double d;
+            q.x = (int64_t)(k & 1 ? ceil(X) : floor(X));
+            q.y = (int64_t)(k & 2 ? ceil(Y) : floor(Y));
+            if (un_orient(pu, q, pv) < 0 || un_orient(q, pz, pw) < 0) continue;
+            if (un_orient(pu, q, pz) <= 0) continue;
+            d = point_chain_dist(S, r, S->oa[v], S->ob[w], (double)q.x, (double)q.y);
+            if (d < bestdev) { bestdev = d; best = q; }
+        }
+        if (bestdev == HUGE_VAL) return 0;
+        if (triangle_blocked(S, pv, best, pw, skip) || segment_blocked(S, pu, best) ||
+            segment_blocked(S, best, pz))
+            return 0;
+        if (S->edev[u] > bestdev) bestdev = S->edev[u];
+        if (S->edev[w] > bestdev) bestdev = S->edev[w];
+        *dev = bestdev;
+        *xp = best;
+        return 1;
+    }
+}
+
+static un_status push_ops(simp *S, int32_t v)
+{
+    int kind;
+    for (kind = OP_CHORD; kind <= OP_FILL; kind++) {
+        double dev;
+        un_pt x;
+        op o;
+        if (!S->alive[v] || !eval(S, v, kind, &dev, &x)) continue;
+        o.dev = dev;
+        o.v = v;
+        o.kind = kind;
+        o.stamp = S->stamp[v];
+        if (heap_push(S, o) != UN_OK) return UN_ENOMEM;
+    }
+    return UN_OK;
+}
+
+static void touch(simp *S, int32_t v)
+{
+    S->stamp[v]++;
+    S->stamp[S->prev[v]]++;
+    S->stamp[S->next[v]]++;
+}
+
+static void unlink_slot(simp *S, int32_t v)
+{
+    int32_t r = S->ring[v];
+    S->next[S->prev[v]] = S->next[v];
+    S->prev[S->next[v]] = S->prev[v];
+    S->alive[v] = 0;
+    if (S->head[r] == v) S->head[r] = S->next[v];
+    S->count[r]--;
+    S->total--;
+}
+
+/* Apply a valid operation; returns the slots whose operations changed. */
+static un_status apply(simp *S, const op *o, un_pt x)
+{
+    int32_t v = o->v, r = S->ring[v];
+    if (o->kind == OP_FILL) {
+        int32_t k = S->head[r], i, n = S->count[r];
+        for (i = 0; i < n; i++) {
+            int32_t nx = S->next[k];
+            S->alive[k] = 0;
+            k = nx;
+        }
+        S->total -= n;
+        S->count[r] = 0;
+        return UN_OK;
+    }
+    if (o->kind == OP_CHORD) {
+        int32_t u = S->prev[v], w = S->next[v];
+        /* the new edge (u, w) covers the original chain u.oa .. w.ob */
+        S->edev[u] = o->dev;
+        unlink_slot(S, v);
+        touch(S, u);
+        touch(S, w);
+        return push_ops(S, u) == UN_OK && push_ops(S, w) == UN_OK && push_ops(S, S->prev[u]) == UN_OK
+                   ? UN_OK : UN_ENOMEM;
+    } else {
+        int32_t u = S->prev[v], w = S->next[v];
+        /* v becomes X, w goes */
+        S->p[v] = x;
+        S->ob[v] = S->ob[w];
+        S->edev[u] = o->dev > S->edev[u] ? o->dev : S->edev[u];
+        S->edev[v] = o->dev;
+        unlink_slot(S, w);
+        touch(S, v);
+        touch(S, u);
+        touch(S, S->next[v]);
+        return push_ops(S, u) == UN_OK && push_ops(S, v) == UN_OK &&
+                       push_ops(S, S->next[v]) == UN_OK && push_ops(S, S->prev[u]) == UN_OK
+                   ? UN_OK : UN_ENOMEM;
+    }
+}
+
+/* ----------------------------------------------------------- convex hull */
+
+static int cmp_pts(int32_t a, int32_t b, const void *ctx)
+{
+    const un_pt *p = (const un_pt *)ctx;
+    int c = un_pt_cmp(p[a], p[b]);
+    return c ? c : (a < b ? -1 : (a > b));
+}
+
+/* Monotone chain hull of all points of the outer rings. */
+static un_status hull_of(const un_rings *r, const int8_t *hole, un_rings *out)
+{
+    int32_t n = un_rings_npts(r), i, k = 0, m = 0, t;
+    int32_t *idx = (int32_t *)malloc(((size_t)n + 1) * sizeof *idx);
+    int32_t *tmp = (int32_t *)malloc(((size_t)n + 1) * sizeof *tmp);
+    un_pt *h = (un_pt *)malloc((2 * (size_t)n + 2) * sizeof *h);
+    un_status s = UN_OK;
+    if (!idx || !tmp || !h) { s = UN_ENOMEM; goto done; }
+    for (t = 0; t < r->nrings; t++)
+        if (!hole[t])
+            for (i = r->start[t]; i < r->start[t + 1]; i++) idx[m++] = i;
+    un_sort_idx(idx, m, cmp_pts, r->pts, tmp);
+    for (i = 0; i < m; i++) {
+        while (k >= 2 && un_orient(h[k - 2], h[k - 1], r->pts[idx[i]]) <= 0) k--;
+        h[k++] = r->pts[idx[i]];
+    }
+    for (i = m - 2, t = k + 1; i >= 0; i--) {
+        while (k >= t && un_orient(h[k - 2], h[k - 1], r->pts[idx[i]]) <= 0) k--;
+        h[k++] = r->pts[idx[i]];
+    }
+    un_rings_clear(out);
+    if (k > 1) s = un_rings_add(out, h, k - 1);
+done:
+    free(idx); free(tmp); free(h);
+    return s;
+}
+
+/* ------------------------------------------------------------------ main */
+
+/* The rings left in S. */
+static un_status collect(const simp *S, un_rings *out)
+{
+    int32_t k, i;
+    un_status s = UN_OK;
+    un_pt *buf = (un_pt *)malloc(((size_t)S->nslot + 1) * sizeof *buf);
+    if (!buf) return UN_ENOMEM;
+    for (k = 0; k < S->nrings && s == UN_OK; k++) {
+        int32_t v = S->head[k], m = S->count[k];
+        if (m < 3) continue;
+        for (i = 0; i < m; i++, v = S->next[v]) buf[i] = S->p[v];
+        s = un_rings_add(out, buf, m);
+    }
+    free(buf);
+    return s;
+}
+
+/* Largest distance from a vertex of a to the boundary of b. */
+static double max_distance_to(const un_rings *a, const un_rings *b)
+{
+    double worst = 0;
+    int32_t k, t, i;
+    for (k = 0; k < un_rings_npts(a); k++) {
+        double best = HUGE_VAL;
+        for (t = 0; t < b->nrings; t++) {
+            int32_t s0 = b->start[t], n = b->start[t + 1] - s0;
+            for (i = 0; i < n; i++) {
+                double d = pt_seg_dist(b->pts[s0 + i], b->pts[s0 + (i + 1) % n], (double)a->pts[k].x,
+                                       (double)a->pts[k].y);
+                if (d < best) best = d;
+            }
+        }
+        if (best > worst) worst = best;
+    }
+    return worst;
+}
+
+static void simp_free(simp *S)
+{
+    free(S->p); free(S->prev); free(S->next); free(S->ring); free(S->oa); free(S->ob);
+    free(S->stamp); free(S->alive); free(S->edev); free(S->head); free(S->count);
+    free(S->is_hole); free(S->heap);
+}
+
+static un_status run(simp *S, const un_rings *in, const int8_t *hole, double tol, int32_t budget,
+                     double *used)
+{
+    int32_t n = un_rings_npts(in), k, i;
+    un_status s = UN_OK;
+    S->nslot = n;
+    S->nrings = in->nrings;
+    S->orig = in->pts;
+    S->ostart = in->start;
+    S->total = n;
+#define ALLOC(f, cnt) if (!(S->f = calloc((size_t)(cnt) + 1, sizeof *S->f))) return UN_ENOMEM
+    ALLOC(p, n); ALLOC(prev, n); ALLOC(next, n); ALLOC(ring, n); ALLOC(oa, n); ALLOC(ob, n);
+    ALLOC(stamp, n); ALLOC(alive, n); ALLOC(edev, n);
+    ALLOC(head, in->nrings); ALLOC(count, in->nrings); ALLOC(is_hole, in->nrings);
+#undef ALLOC
+    for (k = 0; k < in->nrings; k++) {
+        int32_t a = in->start[k], m = in->start[k + 1] - a;
+        S->head[k] = a;
+        S->count[k] = m;
+        S->is_hole[k] = hole[k];
+        for (i = 0; i < m; i++) {
+            int32_t v = a + i;
+            S->p[v] = in->pts[v];
+            S->prev[v] = a + (i + m - 1) % m;
+            S->next[v] = a + (i + 1) % m;
+            S->ring[v] = k;
+            S->oa[v] = S->ob[v] = v;
+            S->alive[v] = 1;
+        }
+    }
+    for (i = 0; i < n && s == UN_OK; i++) s = push_ops(S, i);
+    *used = 0;
+    while (s == UN_OK && S->nheap > 0) {
+        op o = heap_pop(S);
+        double dev;
+        un_pt x;
+        if (!S->alive[o.v] || o.stamp != S->stamp[o.v]) continue;
+        if (o.dev > tol && S->total <= budget) break;
+        /* other operations may have changed what this one would touch */
+        if (!eval(S, o.v, o.kind, &dev, &x)) continue;
+        if (dev > o.dev) { o.dev = dev; s = heap_push(S, o); continue; }
+        o.dev = dev;
+        if (dev > *used) *used = dev;
+        s = apply(S, &o, x);
+    }
+    return s;
+}
+
+un_status un_simplify_rings(const un_rings *in, double tol, int32_t max_vertices, un_rings *out,
+                            double *used)
+{
+    un_rings r;
+    int8_t *hole = NULL;
+    simp S;
+    un_status s;
+    memset(&S, 0, sizeof S);
+    un_rings_init(&r);
+    un_rings_clear(out);
+    if (max_vertices < 4 || !(tol >= 0)) return UN_EINVAL;
+    if ((s = un_rings_copy(&r, in)) != UN_OK) goto done;
+    if ((s = un_rings_clean(&r, 0)) != UN_OK) goto done;
+    if (!(hole = (int8_t *)calloc((size_t)r.nrings + 1, 1))) { s = UN_ENOMEM; goto done; }
+    /* solid on the left of every ring */
+    if ((s = un_rings_orient(&r, hole)) != UN_OK) goto done;
+    if ((s = run(&S, &r, hole, tol, max_vertices, used)) != UN_OK) goto done;
+    if (S.total > max_vertices) {
+        /* the budget cannot be met by local steps: take the convex hull of
+         * the outer rings and extend its edges, cheapest first, until it
+         * fits; the deviation is then measured against the input */
+        un_rings hull;
+        int8_t outer = 0;
+        double ignored;
+        un_rings_init(&hull);
+        simp_free(&S);
+        memset(&S, 0, sizeof S);
+        if ((s = hull_of(&r, hole, &hull)) == UN_OK) s = run(&S, &hull, &outer, 0, max_vertices, &ignored);
+        if (s == UN_OK) s = collect(&S, out);
+        un_rings_free(&hull);
+        if (s == UN_OK) *used = max_distance_to(out, in);
+    } else {
+        s = collect(&S, out);
+    }
+done:
+    simp_free(&S);
+    free(hole);
+    un_rings_free(&r);
+    if (s != UN_OK) un_rings_clear(out);
+    return s;
+}
+
+/* Move every ring of r outwards (to the right of each edge: rings have the
+ * solid on their left) by d, with mitred corners; returns the largest
+ * vertex displacement.  Used to cover the rounding of the input. */
+static double miter_outwards(un_frings *r, double d)
+{
+    int32_t k, i;
+    double worst = 0;
+    double *tmp = NULL;
+    int32_t cap = 0;
+    for (k = 0; k < r->nrings; k++) {
+        int32_t a = r->start[k], n = r->start[k + 1] - a;
+        double *p = r->xy + 2 * a;
+        if (un_reserve((void **)&tmp, &cap, 2 * (int64_t)n, sizeof *tmp) != UN_OK) {
+            worst = HUGE_VAL;
+            break;
+        }
+        for (i = 0; i < n; i++) {
+            const double *u = p + 2 * ((i + n - 1) % n), *v = p + 2 * i, *w = p + 2 * ((i + 1) % n);
+            double e1x = v[0] - u[0], e1y = v[1] - u[1], e2x = w[0] - v[0], e2y = w[1] - v[1];
+            double l1 = hypot(e1x, e1y), l2 = hypot(e2x, e2y), n1x, n1y, n2x, n2y, den, mx, my, len;
+            n1x = e1y / l1; n1y = -e1x / l1;
+            n2x = e2y / l2; n2y = -e2x / l2;
+            den = 1 + n1x * n2x + n1y * n2y;
+            if (den < 1e-6) den = 1e-6; /* a needle: cap the mitre */
+            mx = (n1x + n2x) / den * d;
+            my = (n1y + n2y) / den * d;
+            len = hypot(mx, my);
+            if (len > worst) worst = len;
+            tmp[2 * i] = v[0] + mx;
+            tmp[2 * i + 1] = v[1] + my;
+        }
+        memcpy(p, tmp, (size_t)n * 2 * sizeof *tmp);
+    }
+    free(tmp);
+    return worst;
+}
+
+un_status un_geom_simplify(const un_frings *in, double tolerance, int32_t max_vertices, un_frings *out,
+                           double *used)
+{
+    double lo[2] = {HUGE_VAL, HUGE_VAL}, hi[2] = {-HUGE_VAL, -HUGE_VAL};
+    un_grid g;
+    un_rings ir, res;
+    un_status s;
+    un_frings_free(out);
+    if (!(tolerance >= 0) || !isfinite(tolerance) || max_vertices < 4) return UN_EINVAL;
+    if ((s = un_frings_bbox(in, lo, hi)) != UN_OK) return s;
+    if ((s = un_grid_fit(&g, lo[0], lo[1], hi[0], hi[1], 0)) != UN_OK) return s;
+    un_rings_init(&ir);
+    un_rings_init(&res);
+    if ((s = un_grid_in(&g, in, &ir)) == UN_OK &&
+        (s = un_simplify_rings(&ir, tolerance / g.step, max_vertices, &res, used)) == UN_OK) {
+        /* the result contains the input as rounded to the grid; moving it
+         * out by one grid step covers the rounding (at most 0.71 step) */
+        if ((s = un_grid_out(&g, &res, out, 1)) == UN_OK) *used = *used * g.step + miter_outwards(out, g.step);
+    }
+    un_rings_free(&ir);
+    un_rings_free(&res);
+    if (s != UN_OK) un_frings_free(out);
+    return s;
+}
