@@ -23,30 +23,13 @@ from typing import List, Sequence, Tuple
 import numpy as np
 
 from . import _core
+from ._faces import check_finite, check_uvs, faces_csr
 
 Ring = np.ndarray
 Rings = List[np.ndarray]
 Region = List[np.ndarray]
 
-__all__ = ["outline", "simplify", "nfp", "ifp", "cfr", "point_at", "overlaps"]
-
-
-def _faces_csr(faces) -> Tuple[np.ndarray, np.ndarray]:
-    """Faces as (face_start, face_indices) int32 arrays."""
-    if isinstance(faces, np.ndarray) and faces.ndim == 2:
-        f = np.ascontiguousarray(faces, dtype=np.int64)
-        k = f.shape[1]
-        start = np.arange(0, f.shape[0] * k + 1, k, dtype=np.int64)
-        idx = f.reshape(-1)
-    else:
-        lens = np.fromiter((len(f) for f in faces), dtype=np.int64)
-        start = np.zeros(len(lens) + 1, dtype=np.int64)
-        np.cumsum(lens, out=start[1:])
-        idx = (np.fromiter((i for f in faces for i in f), dtype=np.int64, count=int(start[-1]))
-               if len(lens) else np.zeros(0, dtype=np.int64))
-    if idx.size and (idx.min() < -(2**31) or idx.max() >= 2**31):
-        raise IndexError("face index does not fit 32 bits")
-    return start.astype(np.int32), idx.astype(np.int32)
+__all__ = ["outline", "simplify", "convex_hull", "nfp", "ifp", "cfr", "point_at", "overlaps"]
 
 
 def outline(uvs, faces) -> Rings:
@@ -58,7 +41,9 @@ def outline(uvs, faces) -> Rings:
     faces.  Returns outer rings (counter-clockwise) and holes (clockwise).
     Faces that touch only at a corner give one ring that touches itself there.
     """
-    start, idx = _faces_csr(faces)
+    uvs = check_uvs(uvs)
+    start, idx = faces_csr(faces, len(uvs))
+    check_finite(uvs, start, idx)
     return _core.outline(uvs, start, idx)
 
 
@@ -71,6 +56,12 @@ def simplify(rings: Sequence, tolerance: float, max_vertices: int) -> Tuple[Ring
     the deviation being the largest distance actually used.
     """
     return _core.simplify(rings, float(tolerance), int(max_vertices))
+
+
+def convex_hull(rings: Sequence) -> Rings:
+    """Convex hull of all points of ``rings``, as one counter-clockwise ring
+    that contains them (moved out by one grid step to cover rounding)."""
+    return _core.hull(rings)
 
 
 def nfp(a: Sequence, b: Sequence) -> Rings:

@@ -43,7 +43,7 @@ static PyObject *raise_status(un_status s, const char *what)
 
 /* A (n, 2) float64 array from any object; NULL with an exception naming
  * `name` otherwise. */
-static PyArrayObject *as_points(PyObject *o, const char *name, int allow_empty)
+static PyArrayObject *as_points(PyObject *o, const char *name, int allow_empty, int finite)
 {
     PyArrayObject *a;
     npy_intp n, i;
@@ -78,7 +78,7 @@ static PyArrayObject *as_points(PyObject *o, const char *name, int allow_empty)
         return NULL;
     }
     p = (const double *)PyArray_DATA(a);
-    for (i = 0; i < 2 * n; i++) {
+    for (i = 0; finite && i < 2 * n; i++) {
         if (!isfinite(p[i])) {
             PyErr_Format(PyExc_ValueError, "%s has a %s coordinate at point %zd", name,
                          isnan(p[i]) ? "NaN" : "infinite", (Py_ssize_t)(i / 2));
@@ -117,7 +117,7 @@ static int to_frings(PyObject *seq, const char *name, un_frings *out)
         PyArrayObject *a;
         un_status s;
         snprintf(label, sizeof label, "%s ring %zd", name, (Py_ssize_t)k);
-        a = as_points(PySequence_Fast_GET_ITEM(fast, k), label, 0);
+        a = as_points(PySequence_Fast_GET_ITEM(fast, k), label, 0, 1);
         if (!a) goto fail;
         total += PyArray_DIM(a, 0);
         if (total > MAX_RING_POINTS) {
@@ -182,7 +182,8 @@ static PyObject *py_outline(PyObject *self, PyObject *args)
     (void)self;
     if (!PyArg_ParseTuple(args, "OOO", &uvo, &fso, &fio)) return NULL;
     un_frings_init(&out);
-    if (!(uv = as_points(uvo, "uvs", 1))) return NULL;
+    /* unused points may be anything: the C side checks the ones faces use */
+    if (!(uv = as_points(uvo, "uvs", 1, 0))) return NULL;
     fs = (PyArrayObject *)PyArray_FROMANY(fso, NPY_INT32, 1, 1, NPY_ARRAY_CARRAY_RO | NPY_ARRAY_FORCECAST);
     fi = (PyArrayObject *)PyArray_FROMANY(fio, NPY_INT32, 1, 1, NPY_ARRAY_CARRAY_RO | NPY_ARRAY_FORCECAST);
     if (!fs || !fi) {
@@ -216,12 +217,86 @@ static PyObject *py_outline(PyObject *self, PyObject *args)
     s = un_geom_outline((const double *)PyArray_DATA(uv), (int32_t)PyArray_DIM(uv, 0), st, (int32_t)nf,
                         (const int32_t *)PyArray_DATA(fi), &out);
     Py_END_ALLOW_THREADS
+    if (s == UN_EINVAL) { PyErr_SetString(PyExc_ValueError, "outline: a face uses a NaN or infinite UV"); goto done; }
     if (s != UN_OK) { raise_status(s, "outline"); goto done; }
     res = rings_to_list(&out, 0, out.nrings);
 done:
     Py_XDECREF(uv); Py_XDECREF(fs); Py_XDECREF(fi);
     un_frings_free(&out);
     return res;
+}
+
+static PyObject *py_outlines(PyObject *self, PyObject *args)
+{
+    PyObject *uvo, *fso, *fio, *fgo, *res = NULL;
+    PyArrayObject *uv = NULL, *fs = NULL, *fi = NULL, *fg = NULL;
+    Py_ssize_t ng;
+    un_frings *out = NULL;
+    un_status s;
+    npy_intp nf, g;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOOOn", &uvo, &fso, &fio, &fgo, &ng)) return NULL;
+    if (ng < 0 || ng > INT32_MAX - 1) return PyErr_Format(PyExc_ValueError, "group count out of range");
+    if (!(uv = as_points(uvo, "uvs", 1, 0))) return NULL;
+    fs = (PyArrayObject *)PyArray_FROMANY(fso, NPY_INT32, 1, 1, NPY_ARRAY_CARRAY_RO | NPY_ARRAY_FORCECAST);
+    fi = (PyArrayObject *)PyArray_FROMANY(fio, NPY_INT32, 1, 1, NPY_ARRAY_CARRAY_RO | NPY_ARRAY_FORCECAST);
+    fg = (PyArrayObject *)PyArray_FROMANY(fgo, NPY_INT32, 1, 1, NPY_ARRAY_CARRAY_RO | NPY_ARRAY_FORCECAST);
+    if (!fs || !fi || !fg) goto done;
+    nf = PyArray_DIM(fs, 0) - 1;
+    if (nf < 0 || PyArray_DIM(fg, 0) != nf || ((const int32_t *)PyArray_DATA(fs))[nf] != PyArray_DIM(fi, 0)) {
+        PyErr_SetString(PyExc_ValueError, "outlines: inconsistent face arrays");
+        goto done;
+    }
+    if (!(out = (un_frings *)calloc((size_t)ng + 1, sizeof *out))) { PyErr_NoMemory(); goto done; }
+    Py_BEGIN_ALLOW_THREADS
+    s = un_geom_outlines((const double *)PyArray_DATA(uv), (int32_t)PyArray_DIM(uv, 0),
+                         (const int32_t *)PyArray_DATA(fs), (int32_t)nf, (const int32_t *)PyArray_DATA(fi),
+                         (const int32_t *)PyArray_DATA(fg), (int32_t)ng, out);
+    Py_END_ALLOW_THREADS
+    if (s != UN_OK) { raise_status(s, "outlines"); goto done; }
+    if (!(res = PyList_New(ng))) goto done;
+    for (g = 0; g < ng; g++) {
+        PyObject *r = rings_to_list(out + g, 0, out[g].nrings);
+        if (!r) { Py_CLEAR(res); goto done; }
+        PyList_SET_ITEM(res, g, r);
+    }
+done:
+    for (g = 0; out && g < ng; g++) un_frings_free(out + g);
+    free(out);
+    Py_XDECREF(uv); Py_XDECREF(fs); Py_XDECREF(fi); Py_XDECREF(fg);
+    return res;
+}
+
+static PyObject *py_overlap_groups(PyObject *self, PyObject *args)
+{
+    PyObject *lo, *fast, *lab = NULL;
+    Py_ssize_t n, k;
+    un_frings *polys = NULL;
+    npy_intp dim;
+    un_status s;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "O", &lo)) return NULL;
+    if (!(fast = PySequence_Fast(lo, "polygons must be a list"))) return NULL;
+    n = PySequence_Fast_GET_SIZE(fast);
+    if (!(polys = (un_frings *)calloc((size_t)n + 1, sizeof *polys))) { PyErr_NoMemory(); goto done; }
+    for (k = 0; k < n; k++) {
+        PyObject *item = PySequence_Fast_GET_ITEM(fast, k);
+        char label[64];
+        if (PySequence_Check(item) && PySequence_Size(item) == 0) continue; /* empty: alone */
+        snprintf(label, sizeof label, "polygon %zd", (Py_ssize_t)k);
+        if (to_frings(item, label, polys + k) < 0) goto done;
+    }
+    dim = (npy_intp)n;
+    if (!(lab = PyArray_SimpleNew(1, &dim, NPY_INT32))) goto done;
+    Py_BEGIN_ALLOW_THREADS
+    s = un_overlap_groups(polys, (int32_t)n, (int32_t *)PyArray_DATA((PyArrayObject *)lab));
+    Py_END_ALLOW_THREADS
+    if (s != UN_OK) { Py_CLEAR(lab); raise_status(s, "overlap_groups"); }
+done:
+    for (k = 0; polys && k < n; k++) un_frings_free(polys + k);
+    free(polys);
+    Py_DECREF(fast);
+    return lab;
 }
 
 static PyObject *py_nfp(PyObject *self, PyObject *args)
@@ -269,6 +344,24 @@ static PyObject *py_simplify(PyObject *self, PyObject *args)
     if (!(lst = rings_to_list(&out, 0, out.nrings))) goto done;
     res = Py_BuildValue("(Nd)", lst, used);
 done:
+    un_frings_free(&in); un_frings_free(&out);
+    return res;
+}
+
+static PyObject *py_hull(PyObject *self, PyObject *args)
+{
+    PyObject *ro, *res = NULL;
+    un_frings in, out;
+    un_status s;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "O", &ro)) return NULL;
+    if (to_frings(ro, "rings", &in) < 0) return NULL;
+    un_frings_init(&out);
+    Py_BEGIN_ALLOW_THREADS
+    s = un_geom_hull(&in, &out);
+    Py_END_ALLOW_THREADS
+    if (s != UN_OK) raise_status(s, "hull");
+    else res = rings_to_list(&out, 0, out.nrings);
     un_frings_free(&in); un_frings_free(&out);
     return res;
 }
@@ -375,14 +468,263 @@ static PyObject *py_overlaps(PyObject *self, PyObject *args)
     return Py_BuildValue("(Od)", ov ? Py_True : Py_False, dist);
 }
 
+static PyObject *py_components(PyObject *self, PyObject *args)
+{
+    Py_ssize_t n;
+    PyObject *ao, *bo, *lab = NULL;
+    PyArrayObject *a = NULL, *b = NULL;
+    int32_t nc = 0;
+    npy_intp dim;
+    un_status s;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "nOO", &n, &ao, &bo)) return NULL;
+    if (n < 0 || n > INT32_MAX - 1) return PyErr_Format(PyExc_ValueError, "node count out of range");
+    a = (PyArrayObject *)PyArray_FROMANY(ao, NPY_INT32, 1, 1, NPY_ARRAY_CARRAY_RO | NPY_ARRAY_FORCECAST);
+    b = (PyArrayObject *)PyArray_FROMANY(bo, NPY_INT32, 1, 1, NPY_ARRAY_CARRAY_RO | NPY_ARRAY_FORCECAST);
+    if (!a || !b || PyArray_DIM(a, 0) != PyArray_DIM(b, 0)) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "pairs must be two 1-D arrays of equal length");
+        goto done;
+    }
+    dim = (npy_intp)n;
+    if (!(lab = PyArray_SimpleNew(1, &dim, NPY_INT32))) goto done;
+    Py_BEGIN_ALLOW_THREADS
+    s = un_components((int32_t)n, (const int32_t *)PyArray_DATA(a), (const int32_t *)PyArray_DATA(b),
+                      (int64_t)PyArray_DIM(a, 0), (int32_t *)PyArray_DATA((PyArrayObject *)lab), &nc);
+    Py_END_ALLOW_THREADS
+    if (s != UN_OK) {
+        Py_CLEAR(lab);
+        if (s == UN_EINVAL) PyErr_SetString(PyExc_IndexError, "pair index out of range");
+        else raise_status(s, "components");
+    }
+done:
+    Py_XDECREF(a); Py_XDECREF(b);
+    if (!lab) return NULL;
+    return Py_BuildValue("(Ni)", lab, (int)nc);
+}
+
+/* --------------------------------------------------------------- Packer */
+
+typedef struct {
+    PyObject_HEAD
+    un_packer   *pk;
+    volatile int cancel;     /* set from any thread by cancel() */
+    int          busy;       /* a call is running with the GIL released */
+    Py_ssize_t   n;
+} PackerObject;
+
+static void packer_dealloc(PackerObject *self)
+{
+    PyTypeObject *tp = Py_TYPE(self);
+    un_packer_free(self->pk);
+    tp->tp_free((PyObject *)self);
+    Py_DECREF(tp); /* instances of heap types own a reference to their type */
+}
+
+static int packer_init(PackerObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"target", "margin", "padding", "angles", "align", "flip", "seed",
+                             "cache_bytes", "anneal_max", NULL};
+    PyObject *to, *ao;
+    PyArrayObject *ang = NULL;
+    un_pack_options opt;
+    unsigned long long seed = 0;
+    int align = 1, flip = 0, amax = 0;
+    un_status st;
+    memset(&opt, 0, sizeof opt);
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OddOppKdi", kwlist, &to, &opt.margin, &opt.padding, &ao,
+                                     &align, &flip, &seed, &opt.cache_bytes, &amax))
+        return -1;
+    if (!PyArg_ParseTuple(to, "dddd", &opt.target[0], &opt.target[1], &opt.target[2], &opt.target[3])) {
+        PyErr_SetString(PyExc_TypeError, "target must be (x0, y0, x1, y1)");
+        return -1;
+    }
+    ang = (PyArrayObject *)PyArray_FROMANY(ao, NPY_DOUBLE, 1, 1, NPY_ARRAY_CARRAY_RO | NPY_ARRAY_FORCECAST);
+    if (!ang) return -1;
+    opt.nangles = (int32_t)PyArray_DIM(ang, 0);
+    opt.angles = (const double *)PyArray_DATA(ang);
+    opt.align = align;
+    opt.flip = flip;
+    opt.seed = seed;
+    opt.anneal_max = amax;
+    un_packer_free(self->pk);
+    self->pk = NULL;
+    st = un_packer_new(&opt, &self->pk);
+    Py_DECREF(ang);
+    if (st == UN_EINVAL) {
+        PyErr_SetString(PyExc_ValueError, "invalid packer options (target, margin, padding, angles or cache size)");
+        return -1;
+    }
+    if (st != UN_OK) { raise_status(st, "Packer"); return -1; }
+    return 0;
+}
+
+static int packer_ready(PackerObject *self)
+{
+    if (!self->pk) { PyErr_SetString(PyExc_RuntimeError, "Packer is not initialised"); return 0; }
+    if (self->busy) { PyErr_SetString(PyExc_RuntimeError, "Packer is already running in another thread"); return 0; }
+    return 1;
+}
+
+static PyObject *packer_add_island(PackerObject *self, PyObject *args)
+{
+    PyObject *ro;
+    double area;
+    un_frings f;
+    un_status s;
+    char label[64];
+    if (!PyArg_ParseTuple(args, "Od", &ro, &area) || !packer_ready(self)) return NULL;
+    snprintf(label, sizeof label, "island %zd outline", self->n);
+    if (to_frings(ro, label, &f) < 0) return NULL;
+    s = un_packer_add_island(self->pk, &f, area);
+    un_frings_free(&f);
+    if (s == UN_EINVAL)
+        return PyErr_Format(PyExc_ValueError, "island %zd: area must be > 0 and the packer not started", self->n);
+    if (s != UN_OK) return raise_status(s, "add_island");
+    self->n++;
+    Py_RETURN_NONE;
+}
+
+static PyObject *packer_add_locked(PackerObject *self, PyObject *args)
+{
+    PyObject *ro;
+    un_frings f;
+    un_status s;
+    if (!PyArg_ParseTuple(args, "O", &ro) || !packer_ready(self)) return NULL;
+    if (to_frings(ro, "locked island outline", &f) < 0) return NULL;
+    s = un_packer_add_locked(self->pk, &f);
+    un_frings_free(&f);
+    if (s != UN_OK) return raise_status(s, "add_locked");
+    Py_RETURN_NONE;
+}
+
+static PyObject *packer_start(PackerObject *self, PyObject *noargs)
+{
+    un_status s;
+    (void)noargs;
+    if (!packer_ready(self)) return NULL;
+    self->busy = 1;
+    Py_BEGIN_ALLOW_THREADS
+    s = un_packer_start(self->pk, &self->cancel);
+    Py_END_ALLOW_THREADS
+    self->busy = 0;
+    if (s == UN_ENOFIT)
+        return PyErr_Format(PyExc_ValueError, "the islands cannot fit the target (the margin or the locked islands leave no room)");
+    if (s != UN_OK) return raise_status(s, "start");
+    Py_RETURN_NONE;
+}
+
+static PyObject *packer_run(PackerObject *self, PyObject *args)
+{
+    long long moves;
+    int improved = 0;
+    un_status s;
+    if (!PyArg_ParseTuple(args, "L", &moves) || !packer_ready(self)) return NULL;
+    self->busy = 1;
+    Py_BEGIN_ALLOW_THREADS
+    s = un_packer_run(self->pk, moves, &self->cancel, &improved);
+    Py_END_ALLOW_THREADS
+    self->busy = 0;
+    if (s == UN_ECANCELLED) return Py_BuildValue("(OO)", improved ? Py_True : Py_False, Py_True);
+    if (s != UN_OK) return raise_status(s, "run");
+    return Py_BuildValue("(OO)", improved ? Py_True : Py_False, Py_False);
+}
+
+static PyObject *packer_cancel(PackerObject *self, PyObject *noargs)
+{
+    (void)noargs;
+    self->cancel = 1;
+    Py_RETURN_NONE;
+}
+
+static PyObject *packer_reset_cancel(PackerObject *self, PyObject *noargs)
+{
+    (void)noargs;
+    self->cancel = 0;
+    Py_RETURN_NONE;
+}
+
+static PyObject *packer_best(PackerObject *self, PyObject *noargs)
+{
+    npy_intp n = self->n, i;
+    un_transform *t;
+    PyObject *ang, *flip, *sc, *tr, *res;
+    (void)noargs;
+    if (!self->pk) Py_RETURN_NONE;
+    if (!(t = (un_transform *)malloc((size_t)(n ? n : 1) * sizeof *t))) return PyErr_NoMemory();
+    if (!un_packer_best(self->pk, t)) { free(t); Py_RETURN_NONE; }
+    ang = PyArray_SimpleNew(1, &n, NPY_DOUBLE);
+    flip = PyArray_SimpleNew(1, &n, NPY_BOOL);
+    sc = PyArray_SimpleNew(1, &n, NPY_DOUBLE);
+    {
+        npy_intp d2[2] = {n, 2};
+        tr = PyArray_SimpleNew(2, d2, NPY_DOUBLE);
+    }
+    if (!ang || !flip || !sc || !tr) {
+        Py_XDECREF(ang); Py_XDECREF(flip); Py_XDECREF(sc); Py_XDECREF(tr); free(t);
+        return NULL;
+    }
+    for (i = 0; i < n; i++) {
+        ((double *)PyArray_DATA((PyArrayObject *)ang))[i] = t[i].angle;
+        ((npy_bool *)PyArray_DATA((PyArrayObject *)flip))[i] = (npy_bool)(t[i].flip != 0);
+        ((double *)PyArray_DATA((PyArrayObject *)sc))[i] = t[i].scale;
+        ((double *)PyArray_DATA((PyArrayObject *)tr))[2 * i] = t[i].tx;
+        ((double *)PyArray_DATA((PyArrayObject *)tr))[2 * i + 1] = t[i].ty;
+    }
+    free(t);
+    res = Py_BuildValue("(NNNN)", ang, flip, sc, tr);
+    return res;
+}
+
+static PyObject *packer_stats(PackerObject *self, PyObject *noargs)
+{
+    un_pack_stats st;
+    (void)noargs;
+    if (!self->pk) Py_RETURN_NONE;
+    un_packer_stats(self->pk, &st);
+    return Py_BuildValue("{s:L,s:L,s:L,s:d,s:d,s:n,s:L,s:L,s:i,s:d,s:d}", "moves", (long long)st.moves, "layouts",
+                         (long long)st.layouts, "rejected", (long long)st.rejected, "coverage", st.coverage,
+                         "scale", st.scale, "cache_bytes", (Py_ssize_t)st.cache_bytes, "cache_hits",
+                         (long long)st.cache_hits, "cache_misses", (long long)st.cache_misses, "annealed",
+                         (int)st.annealed, "trying", st.trying, "waste", st.waste);
+}
+
+static PyMethodDef packer_methods[] = {
+    {"add_island", (PyCFunction)packer_add_island, METH_VARARGS, "add_island(rings, area)"},
+    {"add_locked", (PyCFunction)packer_add_locked, METH_VARARGS, "add_locked(rings)"},
+    {"start", (PyCFunction)packer_start, METH_NOARGS, "start(): first layout"},
+    {"run", (PyCFunction)packer_run, METH_VARARGS, "run(moves) -> (improved, cancelled)"},
+    {"cancel", (PyCFunction)packer_cancel, METH_NOARGS, "cancel(): stop a running call (any thread)"},
+    {"reset_cancel", (PyCFunction)packer_reset_cancel, METH_NOARGS, "clear the cancel flag"},
+    {"best", (PyCFunction)packer_best, METH_NOARGS, "best() -> (angle, flip, scale, translation) or None"},
+    {"stats", (PyCFunction)packer_stats, METH_NOARGS, "stats() -> dict"},
+    {NULL, NULL, 0, NULL}
+};
+
+static PyType_Slot packer_slots[] = {
+    {Py_tp_dealloc, (void *)packer_dealloc},
+    {Py_tp_doc, (void *)"Low-level packer: see uvnest.Packer"},
+    {Py_tp_methods, packer_methods},
+    {Py_tp_init, (void *)packer_init},
+    {Py_tp_new, (void *)PyType_GenericNew},
+    {0, NULL}
+};
+
+static PyType_Spec packer_spec = {
+    "uvnest._core.Packer", sizeof(PackerObject), 0, Py_TPFLAGS_DEFAULT, packer_slots
+};
+
 static PyMethodDef methods[] = {
     {"outline", py_outline, METH_VARARGS, "outline(uvs, face_start, face_indices) -> rings"},
     {"nfp", py_nfp, METH_VARARGS, "nfp(a, b) -> rings"},
+    {"outlines", py_outlines, METH_VARARGS, "outlines(uvs, face_start, face_indices, face_group, ngroups) -> [rings]"},
+    {"overlap_groups", py_overlap_groups, METH_VARARGS, "overlap_groups([rings]) -> labels"},
     {"simplify", py_simplify, METH_VARARGS, "simplify(rings, tolerance, max_vertices) -> (rings, used)"},
+    {"hull", py_hull, METH_VARARGS, "hull(rings) -> [ring]"},
     {"ifp", py_ifp, METH_VARARGS, "ifp(container, piece) -> regions"},
     {"cfr", py_cfr, METH_VARARGS, "cfr(container, placed, piece, margin) -> regions"},
     {"point_at", py_point_at, METH_VARARGS, "point_at(region, r) -> (x, y)"},
     {"overlaps", py_overlaps, METH_VARARGS, "overlaps(a, b, margin) -> (bool, distance)"},
+    {"components", py_components, METH_VARARGS, "components(n, a, b) -> (labels, count)"},
     {NULL, NULL, 0, NULL}
 };
 
@@ -393,8 +735,15 @@ static struct PyModuleDef moduledef = {
 
 PyMODINIT_FUNC PyInit__core(void)
 {
-    PyObject *m;
+    PyObject *m, *type;
     import_array();
     m = PyModule_Create(&moduledef);
+    if (!m) return NULL;
+    type = PyType_FromSpec(&packer_spec);
+    if (!type || PyModule_AddObject(m, "Packer", type) < 0) {
+        Py_XDECREF(type);
+        Py_DECREF(m);
+        return NULL;
+    }
     return m;
 }

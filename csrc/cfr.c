@@ -58,7 +58,7 @@ un_status un_ifp_poly(un_arr *w, const un_rings *container, const un_rings *piec
             goto done;
     /* the container's rings become holes of s: bridge.c re-orients by
      * nesting, so orientation of the input does not matter */
-    if ((st = un_msum_rings(w, &s, piece, 1, &nfp)) != UN_OK) goto done;
+    if ((st = un_msum_rings(w, &s, piece, UN_MSUM_NFP | UN_MSUM_EXACT, &nfp)) != UN_OK) goto done;
     /* obstacle rings of the result: the big outer ring, and clockwise holes
      * (the IFP); report the holes reversed, as closed container rings */
     for (k = 0; k < nfp.nrings; k++) {
@@ -115,7 +115,7 @@ static int cfr_free_at(void *vctx, un_pt base, int64_t dx, int64_t dy, int64_t n
         if (un_rpt_cmp_x(&q, c->obs[i].lo.x) < 0 || un_rpt_cmp_x(&q, c->obs[i].hi.x) > 0 ||
             un_rpt_cmp_y(&q, c->obs[i].lo.y) < 0 || un_rpt_cmp_y(&q, c->obs[i].hi.y) > 0)
             continue;
-        for (k = 0; k < r->nrings; k++) {
+        for (k = c->obs[i].r0; k < c->obs[i].r1; k++) {
             int s = un_rpt_in_ring(r->pts + r->start[k], r->start[k + 1] - r->start[k], &q);
             if (s < 0) { in = 0; break; }  /* on its boundary: touching is free */
             in ^= s;
@@ -162,9 +162,10 @@ un_status un_cfr_loops(un_arr *w, const un_rings *container, un_pt lo, un_pt hi,
         if (!container && (obs[i].lo.x + obs[i].off.x >= hi.x || obs[i].hi.x + obs[i].off.x <= lo.x ||
                            obs[i].lo.y + obs[i].off.y >= hi.y || obs[i].hi.y + obs[i].off.y <= lo.y))
             continue;
-        if ((s = un_reserve((void **)segs, cap, (int64_t)nseg + un_rings_npts(r), sizeof **segs)) != UN_OK)
+        if ((s = un_reserve((void **)segs, cap, (int64_t)nseg + r->start[obs[i].r1] - r->start[obs[i].r0],
+                            sizeof **segs)) != UN_OK)
             return s;
-        for (k = 0; k < r->nrings; k++) {
+        for (k = obs[i].r0; k < obs[i].r1; k++) {
             int32_t a = r->start[k], m = r->start[k + 1] - a;
             for (j = 0; j < m; j++) {
                 un_seg *g = *segs + nseg++;
@@ -459,7 +460,7 @@ un_status un_geom_cfr(const un_frings *container, const un_frings *placed, int32
     un_arr *w = un_arr_new();
     un_seg *segs = NULL;
     int32_t cap = 0, i, nd;
-    un_pt lo, hi, dpts[UN_DISK_SIDES];
+    un_pt lo, hi, dpts[UN_DISK_MAX_SIDES];
     int rect, empty;
     const un_frings **sets = NULL;
     un_status s = UN_OK;
@@ -479,7 +480,7 @@ un_status un_geom_cfr(const un_frings *container, const un_frings *placed, int32
     if ((s = un_grid_in(&g, container, &c)) != UN_OK) goto done;
     if ((s = un_grid_in(&g, piece, &p)) != UN_OK) goto done;
     if ((s = ifp_any(w, &c, &p, &rect, &lo, &hi, &ifp, &empty)) != UN_OK || empty) goto done;
-    nd = un_disk_polygon((int64_t)ceil(margin / g.step), dpts);
+    nd = un_disk_polygon((int64_t)ceil(margin / g.step), UN_DISK_MAX_SIDES, dpts);
     if (nd && (s = un_rings_add(&disk, dpts, nd)) != UN_OK) goto done;
     for (i = 0; i < nplaced; i++) {
         if ((s = un_grid_in(&g, placed + i, &pl)) != UN_OK) goto done;
@@ -487,8 +488,10 @@ un_status un_geom_cfr(const un_frings *container, const un_frings *placed, int32
             if ((s = un_msum_rings(w, &pl, &disk, 0, &infl)) != UN_OK) goto done;
             if ((s = un_rings_copy(&pl, &infl)) != UN_OK) goto done;
         }
-        if ((s = un_msum_rings(w, &pl, &p, 1, nfps + i)) != UN_OK) goto done;
+        if ((s = un_msum_rings(w, &pl, &p, UN_MSUM_NFP | UN_MSUM_EXACT, nfps + i)) != UN_OK) goto done;
         obs[i].rings = nfps + i;
+        obs[i].r0 = 0;
+        obs[i].r1 = nfps[i].nrings;
         un_rings_bbox(nfps + i, &obs[i].lo, &obs[i].hi);
     }
     if ((s = un_cfr_loops(w, rect ? NULL : &ifp, lo, hi, obs, nplaced, &segs, &cap)) != UN_OK) goto done;

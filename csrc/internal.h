@@ -179,14 +179,20 @@ un_status un_poly_bridge(const un_rings *in, un_rings *out);
 /* Append the convolution segments of weakly simple rings P and Q. */
 un_status un_convolve(const un_pt *P, int32_t np, const un_pt *Q, int32_t nq, un_seg **segs,
                       int32_t *n, int32_t *cap);
-/* Minkowski sum a (+) b, or the no-fit polygon a (+) (-b) when negate_b,
+/* Minkowski sum a (+) b, or with UN_MSUM_NFP the no-fit polygon a (+) (-b),
  * of polygons given as rings of any orientation, as obstacle rings (outer
- * counter-clockwise, holes clockwise, exact degenerate parts kept). */
-un_status un_msum_rings(un_arr *w, const un_rings *a, const un_rings *b, int negate_b, un_rings *out);
-/* A convex polygon containing the disk of the given radius around the
- * origin; returns its vertex count (0 for radius <= 0). */
-#define UN_DISK_SIDES 32
-int32_t un_disk_polygon(int64_t radius, un_pt *out);
+ * counter-clockwise, holes clockwise).  With UN_MSUM_EXACT, degenerate free
+ * parts inside the result (zero-width slots, single positions) are found and
+ * kept by an exact test; without it they are closed, which is conservative
+ * and much cheaper for shapes with many parallel edges. */
+#define UN_MSUM_NFP   1
+#define UN_MSUM_EXACT 2
+un_status un_msum_rings(un_arr *w, const un_rings *a, const un_rings *b, int flags, un_rings *out);
+/* A regular polygon with `sides` vertices (at most UN_DISK_MAX_SIDES)
+ * containing the disk of the given radius around the origin; returns its
+ * vertex count (0 for radius <= 0). */
+#define UN_DISK_MAX_SIDES 32
+int32_t un_disk_polygon(int64_t radius, int32_t sides, un_pt *out);
 /* The last traced free loops of w, reversed into obstacle rings. */
 un_status un_loops_to_obstacles(const un_arr *w, un_rings *out);
 
@@ -202,10 +208,11 @@ un_status un_outline_rings(un_arr *w, const un_pt *pts, int32_t n, const int32_t
 
 /* ----------------------------------------------------------------- cfr.c */
 
-/* An obstacle: rings (open set) translated by off; lo/hi bound the rings
- * before translation. */
+/* An obstacle: rings r0..r1 of `rings` (an open set) translated by off;
+ * lo/hi bound those rings before translation. */
 typedef struct {
     const un_rings *rings;
+    int32_t r0, r1;
     un_pt off, lo, hi;
 } un_obstacle;
 
@@ -247,8 +254,17 @@ int32_t un_region_views(const un_arr *w, const un_regions *g, int32_t r, un_ring
 
 /* Conservative simplification on the grid (tol in grid units); *used is the
  * largest deviation, in grid units, of the result from the input. */
-un_status un_simplify_rings(const un_rings *in, double tol, int32_t max_vertices, un_rings *out,
-                            double *used);
+un_status un_simplify_rings(const un_rings *in, double tol, int32_t max_vertices, int32_t max_pieces,
+                            double min_hole, un_rings *out, double *used);
+/* un_geom_simplify for packing: more separate outer rings than max_pieces
+ * are replaced by their convex hull, and holes whose bounding box is
+ * thinner than min_hole (nothing could go there) are filled. */
+un_status un_simplify_pieces(const un_frings *in, double tolerance, int32_t max_vertices, int32_t max_pieces,
+                             double min_hole, un_frings *out, double *used);
+
+/* Convex hull (one counter-clockwise ring) of the rings not flagged in
+ * hole (every ring when hole is NULL). */
+un_status un_hull_rings(const un_rings *r, const int8_t *hole, un_rings *out);
 
 /* ------------------------------------------------------------ validate.c */
 
@@ -258,6 +274,32 @@ un_status un_simplify_rings(const un_rings *in, double tol, int32_t max_vertices
  * edge pairs within `reach` (HUGE_VAL if none), 0 when overlapping. */
 un_status un_pair_check(un_rings *a, un_rings *b, double margin_units, double reach, int *overlapping,
                         double *distance);
+
+/* Check a whole layout (tile coordinates): polys[0 .. n-nfixed) are placed
+ * islands, the last nfixed are fixed (locked) ones.  Placed islands must lie
+ * inside box (x0, y0, x1, y1) and every pair not both fixed must keep the
+ * margin, all within two grid steps of the check (2^-26 of the layout's
+ * extent).  *bad_a = -1 when valid; else the offending island (and *bad_b
+ * the other one of a pair, or -1 for an island outside the box). */
+un_status un_validate_layout(const un_frings *polys, int32_t n, int32_t nfixed, double margin,
+                             const double box[4], int32_t *bad_a, int32_t *bad_b);
+
+/* ---------------------------------------------------------- components.c */
+
+/* Connected components of n nodes joined by pairs (a[k], b[k]); label[i]
+ * numbers components 0.. in order of their smallest node. */
+un_status un_components(int32_t n, const int32_t *a, const int32_t *b, int64_t npairs, int32_t *label,
+                        int32_t *ncomp);
+
+/* Group polygons whose interiors overlap: label[i] numbers the groups in
+ * order of their first polygon.  Empty polygons stay alone. */
+un_status un_overlap_groups(const un_frings *polys, int32_t n, int32_t *label);
+
+/* Outlines of several islands in one call: faces of group g (face_group[f]
+ * in 0..ngroups) give out[g]. */
+un_status un_geom_outlines(const double *uv, int32_t n, const int32_t *face_start, int32_t nfaces,
+                           const int32_t *face_idx, const int32_t *face_group, int32_t ngroups,
+                           un_frings *out);
 
 /* ---------------------------------------------------------------- grid.c */
 

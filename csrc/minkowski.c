@@ -204,7 +204,7 @@ static int tri_free_at(void *ctx, un_pt base, int64_t dx, int64_t dy, int64_t n,
     return 1;
 }
 
-un_status un_msum_rings(un_arr *w, const un_rings *a, const un_rings *b, int negate_b, un_rings *out)
+un_status un_msum_rings(un_arr *w, const un_rings *a, const un_rings *b, int flags, un_rings *out)
 {
     un_rings pa, pb;
     un_seg *segs = NULL;
@@ -219,7 +219,7 @@ un_status un_msum_rings(un_arr *w, const un_rings *a, const un_rings *b, int neg
     if ((s = un_poly_bridge(a, &pa)) != UN_OK) goto done;
     if ((s = un_poly_bridge(b, &pb)) != UN_OK) goto done;
     /* -b: a point reflection keeps the orientation */
-    for (k = 0; negate_b && k < un_rings_npts(&pb); k++) {
+    for (k = 0; (flags & UN_MSUM_NFP) && k < un_rings_npts(&pb); k++) {
         pb.pts[k].x = -pb.pts[k].x;
         pb.pts[k].y = -pb.pts[k].y;
     }
@@ -235,11 +235,15 @@ un_status un_msum_rings(un_arr *w, const un_rings *a, const un_rings *b, int neg
      * without a triangulation those parts are closed (conservative) */
     vf.free_at = tri_free_at;
     vf.ctx = &tris;
-    s = add_triangles(&tris, &tcap, &bcap, &pa);
-    tris.na = tris.nb;
-    tris.nb = 0;
-    if (s == UN_OK) s = add_triangles(&tris, &tcap, &bcap, &pb);
-    if (s == UN_ENOMEM) goto done;
+    if (flags & UN_MSUM_EXACT) {
+        s = add_triangles(&tris, &tcap, &bcap, &pa);
+        tris.na = tris.nb;
+        tris.nb = 0;
+        if (s == UN_OK) s = add_triangles(&tris, &tcap, &bcap, &pb);
+        if (s == UN_ENOMEM) goto done;
+    } else {
+        s = UN_EINVAL; /* no verifier */
+    }
     s = un_arr_run(w, segs, nseg, UN_SEL_CONV, s == UN_OK ? &vf : NULL);
     if (s != UN_OK) goto done;
     if ((s = un_loops_to_obstacles(w, out)) == UN_OK) s = un_rings_clean(out, 1);
@@ -270,7 +274,7 @@ un_status un_geom_nfp(const un_frings *a, const un_frings *b, un_frings *out)
     if ((s = un_grid_in(&g, a, &ia)) != UN_OK) goto done;
     if ((s = un_grid_in(&g, b, &ib)) != UN_OK) goto done;
     if (!(w = un_arr_new())) { s = UN_ENOMEM; goto done; }
-    if ((s = un_msum_rings(w, &ia, &ib, 1, &res)) != UN_OK) goto done;
+    if ((s = un_msum_rings(w, &ia, &ib, UN_MSUM_NFP | UN_MSUM_EXACT, &res)) != UN_OK) goto done;
     s = un_grid_out(&g, &res, out, 0);
 done:
     un_arr_free(w);
@@ -281,19 +285,19 @@ done:
     return s;
 }
 
-int32_t un_disk_polygon(int64_t radius, un_pt *out)
+int32_t un_disk_polygon(int64_t radius, int32_t sides, un_pt *out)
 {
-    /* a regular UN_DISK_SIDES-gon around the disk: vertices on the
-     * circumscribed circle plus one unit, so rounding each vertex to the
-     * grid (at most 0.71) still leaves every edge outside the disk */
+    /* a regular polygon around the disk: vertices on the circumscribed
+     * circle plus one unit, so rounding each vertex to the grid (at most
+     * 0.71) still leaves every edge outside the disk */
     const double pi = 3.14159265358979323846;
-    double R = (double)radius / cos(pi / UN_DISK_SIDES) + 1.0;
+    double R = (double)radius / cos(pi / sides) + 1.0;
     int32_t k;
-    if (radius <= 0) return 0;
-    for (k = 0; k < UN_DISK_SIDES; k++) {
-        double a = 2 * pi * (k + 0.5) / UN_DISK_SIDES;
+    if (radius <= 0 || sides < 3) return 0;
+    for (k = 0; k < sides; k++) {
+        double a = 2 * pi * (k + 0.5) / sides;
         out[k].x = un_llround(R * cos(a));
         out[k].y = un_llround(R * sin(a));
     }
-    return UN_DISK_SIDES;
+    return sides;
 }

@@ -95,3 +95,37 @@ done:
     if (s != UN_OK) un_frings_free(out);
     return s;
 }
+
+un_status un_geom_outlines(const double *uv, int32_t n, const int32_t *face_start, int32_t nfaces,
+                           const int32_t *face_idx, const int32_t *face_group, int32_t ngroups,
+                           un_frings *out)
+{
+    /* faces sorted by group, then one outline per group (a counting sort
+     * keeps the faces of each group in their input order) */
+    int32_t *count = NULL, *order = NULL, *fs = NULL, *fi = NULL, g, f;
+    un_status s = UN_OK;
+    for (f = 0; f < nfaces; f++)
+        if (face_group[f] < 0 || face_group[f] >= ngroups) return UN_EINVAL;
+    count = (int32_t *)calloc((size_t)ngroups + 1, sizeof *count);
+    order = (int32_t *)malloc(((size_t)nfaces + 1) * sizeof *order);
+    fs = (int32_t *)malloc(((size_t)nfaces + 1) * sizeof *fs);
+    fi = (int32_t *)malloc(((size_t)face_start[nfaces] + 1) * sizeof *fi);
+    if (!count || !order || !fs || !fi) { s = UN_ENOMEM; goto done; }
+    for (f = 0; f < nfaces; f++) count[face_group[f] + 1]++;
+    for (g = 0; g < ngroups; g++) count[g + 1] += count[g];
+    for (f = 0; f < nfaces; f++) order[count[face_group[f]]++] = f;
+    /* count[g] is now the end of group g */
+    for (g = 0; g < ngroups && s == UN_OK; g++) {
+        int32_t a = g ? count[g - 1] : 0, b = count[g], k, m = 0;
+        fs[0] = 0;
+        for (k = a; k < b; k++) {
+            int32_t face = order[k], j;
+            for (j = face_start[face]; j < face_start[face + 1]; j++) fi[m++] = face_idx[j];
+            fs[k - a + 1] = m;
+        }
+        s = un_geom_outline(uv, n, fs, b - a, fi, out + g);
+    }
+done:
+    free(count); free(order); free(fs); free(fi);
+    return s;
+}

@@ -323,8 +323,9 @@ static int cmp_pts(int32_t a, int32_t b, const void *ctx)
     return c ? c : (a < b ? -1 : (a > b));
 }
 
-/* Monotone chain hull of all points of the outer rings. */
-static un_status hull_of(const un_rings *r, const int8_t *hole, un_rings *out)
+/* Monotone chain hull of all points of the outer rings (all rings when
+ * hole is NULL). */
+un_status un_hull_rings(const un_rings *r, const int8_t *hole, un_rings *out)
 {
     int32_t n = un_rings_npts(r), i, k = 0, m = 0, t;
     int32_t *idx = (int32_t *)malloc(((size_t)n + 1) * sizeof *idx);
@@ -333,7 +334,7 @@ static un_status hull_of(const un_rings *r, const int8_t *hole, un_rings *out)
     un_status s = UN_OK;
     if (!idx || !tmp || !h) { s = UN_ENOMEM; goto done; }
     for (t = 0; t < r->nrings; t++)
-        if (!hole[t])
+        if (!hole || !hole[t])
             for (i = r->start[t]; i < r->start[t + 1]; i++) idx[m++] = i;
     un_sort_idx(idx, m, cmp_pts, r->pts, tmp);
     for (i = 0; i < m; i++) {
@@ -445,9 +446,34 @@ static un_status run(simp *S, const un_rings *in, const int8_t *hole, double tol
     return s;
 }
 
-un_status un_simplify_rings(const un_rings *in, double tol, int32_t max_vertices, un_rings *out,
-                            double *used)
+/* Drop hole rings whose bounding box is thinner than min_hole. */
+static void drop_small_holes(un_rings *r, int8_t *hole, double min_hole)
 {
+    int32_t k, w = 0, out = 0;
+    for (k = 0; k < r->nrings; k++) {
+        int32_t a = r->start[k], n = r->start[k + 1] - a, i;
+        int64_t lx = r->pts[a].x, hx = lx, ly = r->pts[a].y, hy = ly;
+        for (i = 1; i < n; i++) {
+            un_pt p = r->pts[a + i];
+            if (p.x < lx) lx = p.x;
+            if (p.x > hx) hx = p.x;
+            if (p.y < ly) ly = p.y;
+            if (p.y > hy) hy = p.y;
+        }
+        if (hole[k] && (double)(hx - lx < hy - ly ? hx - lx : hy - ly) < min_hole) continue;
+        memmove(r->pts + w, r->pts + a, (size_t)n * sizeof *r->pts);
+        hole[out] = hole[k];
+        r->start[out++] = w;
+        w += n;
+    }
+    r->nrings = out;
+    r->start[out] = w;
+}
+
+un_status un_simplify_rings(const un_rings *in, double tol, int32_t max_vertices, int32_t max_pieces,
+                            double min_hole, un_rings *out, double *used)
+{
+    int32_t pieces = 0, k;
     un_rings r;
     int8_t *hole = NULL;
     simp S;
@@ -461,18 +487,21 @@ un_status un_simplify_rings(const un_rings *in, double tol, int32_t max_vertices
     if (!(hole = (int8_t *)calloc((size_t)r.nrings + 1, 1))) { s = UN_ENOMEM; goto done; }
     /* solid on the left of every ring */
     if ((s = un_rings_orient(&r, hole)) != UN_OK) goto done;
-    if ((s = run(&S, &r, hole, tol, max_vertices, used)) != UN_OK) goto done;
-    if (S.total > max_vertices) {
-        /* the budget cannot be met by local steps: take the convex hull of
-         * the outer rings and extend its edges, cheapest first, until it
-         * fits; the deviation is then measured against the input */
+    if (min_hole > 0) drop_small_holes(&r, hole, min_hole);
+    for (k = 0; k < r.nrings; k++) pieces += !hole[k];
+    if (pieces <= max_pieces && (s = run(&S, &r, hole, tol, max_vertices, used)) != UN_OK) goto done;
+    if (pieces > max_pieces || S.total > max_vertices) {
+        /* the budget cannot be met by local steps (or there are too many
+         * separate pieces): take the convex hull of the outer rings and
+         * extend its edges, cheapest first, until it fits; the deviation is
+         * then measured against the input */
         un_rings hull;
         int8_t outer = 0;
         double ignored;
         un_rings_init(&hull);
         simp_free(&S);
         memset(&S, 0, sizeof S);
-        if ((s = hull_of(&r, hole, &hull)) == UN_OK) s = run(&S, &hull, &outer, 0, max_vertices, &ignored);
+        if ((s = un_hull_rings(&r, hole, &hull)) == UN_OK) s = run(&S, &hull, &outer, 0, max_vertices, &ignored);
         if (s == UN_OK) s = collect(&S, out);
         un_rings_free(&hull);
         if (s == UN_OK) *used = max_distance_to(out, in);
@@ -527,6 +556,12 @@ static double miter_outwards(un_frings *r, double d)
 un_status un_geom_simplify(const un_frings *in, double tolerance, int32_t max_vertices, un_frings *out,
                            double *used)
 {
+    return un_simplify_pieces(in, tolerance, max_vertices, INT32_MAX, 0, out, used);
+}
+
+un_status un_simplify_pieces(const un_frings *in, double tolerance, int32_t max_vertices, int32_t max_pieces,
+                             double min_hole, un_frings *out, double *used)
+{
     double lo[2] = {HUGE_VAL, HUGE_VAL}, hi[2] = {-HUGE_VAL, -HUGE_VAL};
     un_grid g;
     un_rings ir, res;
@@ -538,11 +573,32 @@ un_status un_geom_simplify(const un_frings *in, double tolerance, int32_t max_ve
     un_rings_init(&ir);
     un_rings_init(&res);
     if ((s = un_grid_in(&g, in, &ir)) == UN_OK &&
-        (s = un_simplify_rings(&ir, tolerance / g.step, max_vertices, &res, used)) == UN_OK) {
+        (s = un_simplify_rings(&ir, tolerance / g.step, max_vertices, max_pieces, min_hole / g.step, &res,
+                               used)) == UN_OK) {
         /* the result contains the input as rounded to the grid; moving it
          * out by one grid step covers the rounding (at most 0.71 step) */
         if ((s = un_grid_out(&g, &res, out, 1)) == UN_OK) *used = *used * g.step + miter_outwards(out, g.step);
     }
+    un_rings_free(&ir);
+    un_rings_free(&res);
+    if (s != UN_OK) un_frings_free(out);
+    return s;
+}
+
+un_status un_geom_hull(const un_frings *in, un_frings *out)
+{
+    double lo[2] = {HUGE_VAL, HUGE_VAL}, hi[2] = {-HUGE_VAL, -HUGE_VAL};
+    un_grid g;
+    un_rings ir, res;
+    un_status s;
+    un_frings_free(out);
+    if ((s = un_frings_bbox(in, lo, hi)) != UN_OK) return s;
+    if ((s = un_grid_fit(&g, lo[0], lo[1], hi[0], hi[1], 0)) != UN_OK) return s;
+    un_rings_init(&ir);
+    un_rings_init(&res);
+    if ((s = un_grid_in(&g, in, &ir)) == UN_OK && (s = un_hull_rings(&ir, NULL, &res)) == UN_OK &&
+        (s = un_grid_out(&g, &res, out, 1)) == UN_OK)
+        miter_outwards(out, g.step); /* cover the rounding of the input */
     un_rings_free(&ir);
     un_rings_free(&res);
     if (s != UN_OK) un_frings_free(out);

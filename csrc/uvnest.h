@@ -90,6 +90,10 @@ un_status un_geom_outline(const double *uv, int32_t n, const int32_t *face_start
 un_status un_geom_simplify(const un_frings *in, double tolerance, int32_t max_vertices,
                            un_frings *out, double *used);
 
+/* Convex hull of all points of the rings (one counter-clockwise ring),
+ * moved out by one grid step so that it contains the input. */
+un_status un_geom_hull(const un_frings *in, un_frings *out);
+
 /* No-fit polygon: translations t at which interior(a) and interior(b + t)
  * overlap.  Boundary (touching) positions are feasible. */
 un_status un_geom_nfp(const un_frings *a, const un_frings *b, un_frings *out);
@@ -110,6 +114,59 @@ un_status un_region_point_at(const un_fregions *regions, int32_t k, double r, do
  * than margin?  *distance receives the distance (0 when they overlap). */
 un_status un_geom_overlaps(const un_frings *a, const un_frings *b, double margin,
                            int *overlapping, double *distance);
+
+/* ---- packing ---- */
+
+typedef struct un_packer un_packer;
+
+typedef struct {
+    double        target[4];   /* x0, y0, x1, y1: the target rectangle (tile units) */
+    double        margin;      /* smallest distance between islands (tile units) */
+    double        padding;     /* smallest distance from the target's border */
+    int32_t       nangles;     /* allowed rotations: angles[0..nangles) */
+    const double *angles;      /* radians, added to each island's base angle */
+    int32_t       align;       /* base angle: 1 = minimal bounding rectangle, 0 = as given */
+    int32_t       flip;        /* mirroring allowed */
+    uint64_t      seed;
+    double        cache_bytes; /* budget of the no-fit polygon cache */
+    int32_t       anneal_max;  /* largest islands annealed (the rest are filled); 0: default */
+} un_pack_options;
+
+/* uv' = scale * R(angle) * F^flip * uv + (tx, ty), F = diag(-1, 1). */
+typedef struct {
+    double  angle;
+    int32_t flip;
+    double  scale;
+    double  tx, ty;
+} un_transform;
+
+typedef struct {
+    int64_t moves;             /* annealing moves so far */
+    int64_t layouts;           /* improving layouts found */
+    int64_t rejected;          /* layouts that failed the final check: a bug if > 0 */
+    double  coverage, scale;   /* of the best layout */
+    size_t  cache_bytes;
+    int64_t cache_hits, cache_misses;
+    int32_t annealed;          /* islands annealed; the rest are filled */
+    double  trying;            /* scale the search is trying now */
+    double  waste;             /* share of that container not covered now */
+} un_pack_stats;
+
+un_status un_packer_new(const un_pack_options *opt, un_packer **out);
+void      un_packer_free(un_packer *pk);
+/* Add an island: its outline (island units) and its true area. */
+un_status un_packer_add_island(un_packer *pk, const un_frings *outline, double area);
+/* Add a locked island: an obstacle, given in tile coordinates. */
+un_status un_packer_add_locked(un_packer *pk, const un_frings *outline);
+/* Prepare and find the first layout (a bottom-left fill). */
+un_status un_packer_start(un_packer *pk, volatile int *cancel);
+/* Search for up to `moves` annealing moves; *improved when a better layout
+ * was found.  cancel may be set from another thread. */
+un_status un_packer_run(un_packer *pk, int64_t moves, volatile int *cancel, int *improved);
+/* The best layout so far (one transform per island, in the order added);
+ * returns 0 when there is none yet. */
+int       un_packer_best(const un_packer *pk, un_transform *out);
+void      un_packer_stats(const un_packer *pk, un_pack_stats *st);
 
 #ifdef __cplusplus
 }

@@ -158,3 +158,125 @@ un_status un_geom_overlaps(const un_frings *a, const un_frings *b, double margin
     un_rings_free(&ib);
     return s;
 }
+
+/* ----------------------------------------------------------- whole layouts */
+
+typedef struct {
+    double lo[2], hi[2];
+} fbox;
+
+static int cmp_box_x(int32_t a, int32_t b, const void *ctx)
+{
+    const fbox *bx = (const fbox *)ctx;
+    if (bx[a].lo[0] != bx[b].lo[0]) return bx[a].lo[0] < bx[b].lo[0] ? -1 : 1;
+    return a < b ? -1 : (a > b);
+}
+
+un_status un_validate_layout(const un_frings *polys, int32_t n, int32_t nfixed, double margin,
+                             const double box[4], int32_t *bad_a, int32_t *bad_b)
+{
+    double lo[2], hi[2], reach;
+    un_grid g;
+    un_rings *q = NULL;
+    fbox *bx = NULL;
+    int32_t *ord = NULL, *tmp = NULL, i, j;
+    un_status s = UN_OK;
+    *bad_a = *bad_b = -1;
+    lo[0] = box[0]; lo[1] = box[1]; hi[0] = box[2]; hi[1] = box[3];
+    for (i = 0; i < n && s == UN_OK; i++) s = un_frings_bbox(polys + i, lo, hi);
+    if (s != UN_OK) return s;
+    if ((s = un_grid_fit(&g, lo[0], lo[1], hi[0], hi[1], 0)) != UN_OK) return s;
+    q = (un_rings *)calloc((size_t)n + 1, sizeof *q);
+    bx = (fbox *)malloc(((size_t)n + 1) * sizeof *bx);
+    ord = (int32_t *)malloc(((size_t)n + 1) * sizeof *ord);
+    tmp = (int32_t *)malloc(((size_t)n + 1) * sizeof *tmp);
+    if (!q || !bx || !ord || !tmp) { s = UN_ENOMEM; goto done; }
+    /* every movable island inside the target, within two grid steps */
+    for (i = 0; i < n; i++) {
+        bx[i].lo[0] = bx[i].lo[1] = HUGE_VAL;
+        bx[i].hi[0] = bx[i].hi[1] = -HUGE_VAL;
+        un_frings_bbox(polys + i, bx[i].lo, bx[i].hi);
+        if (i < n - nfixed && (bx[i].lo[0] < box[0] - 2 * g.step || bx[i].lo[1] < box[1] - 2 * g.step ||
+                               bx[i].hi[0] > box[2] + 2 * g.step || bx[i].hi[1] > box[3] + 2 * g.step)) {
+            *bad_a = i;
+            goto done;
+        }
+        if ((s = un_grid_in(&g, polys + i, q + i)) != UN_OK) goto done;
+        ord[i] = i;
+    }
+    /* pairs whose boxes come within the margin: sweep over x */
+    un_sort_idx(ord, n, cmp_box_x, bx, tmp);
+    reach = margin + 2 * g.step;
+    for (i = 0; i < n; i++) {
+        int32_t a = ord[i];
+        for (j = i + 1; j < n; j++) {
+            int32_t b = ord[j];
+            int over;
+            double d;
+            if (bx[b].lo[0] > bx[a].hi[0] + reach) break;
+            if (a >= n - nfixed && b >= n - nfixed) continue; /* fixed pairs are given */
+            if (bx[b].lo[1] > bx[a].hi[1] + reach || bx[a].lo[1] > bx[b].hi[1] + reach) continue;
+            if ((s = un_pair_check(q + a, q + b, margin / g.step, reach / g.step, &over, &d)) != UN_OK)
+                goto done;
+            if (over) {
+                *bad_a = a < b ? a : b;
+                *bad_b = a < b ? b : a;
+                goto done;
+            }
+        }
+    }
+done:
+    for (i = 0; q && i < n; i++) un_rings_free(q + i);
+    free(q); free(bx); free(ord); free(tmp);
+    return s;
+}
+
+un_status un_overlap_groups(const un_frings *polys, int32_t n, int32_t *label)
+{
+    double lo[2] = {HUGE_VAL, HUGE_VAL}, hi[2] = {-HUGE_VAL, -HUGE_VAL};
+    un_grid g;
+    un_rings *q = NULL;
+    fbox *bx = NULL;
+    int32_t *ord = NULL, *tmp = NULL, *pa = NULL, *pb = NULL, i, j, np = 0, capa = 0, capb = 0, nc;
+    un_status s = UN_OK;
+    for (i = 0; i < n && s == UN_OK; i++) s = un_frings_bbox(polys + i, lo, hi);
+    if (s != UN_OK) return s;
+    if ((s = un_grid_fit(&g, lo[0], lo[1], hi[0], hi[1], 0)) != UN_OK) return s;
+    q = (un_rings *)calloc((size_t)n + 1, sizeof *q);
+    bx = (fbox *)malloc(((size_t)n + 1) * sizeof *bx);
+    ord = (int32_t *)malloc(((size_t)n + 1) * sizeof *ord);
+    tmp = (int32_t *)malloc(((size_t)n + 1) * sizeof *tmp);
+    if (!q || !bx || !ord || !tmp) { s = UN_ENOMEM; goto done; }
+    for (i = 0; i < n && s == UN_OK; i++) {
+        bx[i].lo[0] = bx[i].lo[1] = HUGE_VAL;
+        bx[i].hi[0] = bx[i].hi[1] = -HUGE_VAL;
+        un_frings_bbox(polys + i, bx[i].lo, bx[i].hi);
+        s = un_grid_in(&g, polys + i, q + i);
+        ord[i] = i;
+    }
+    if (s != UN_OK) goto done;
+    un_sort_idx(ord, n, cmp_box_x, bx, tmp);
+    for (i = 0; i < n; i++) {
+        int32_t a = ord[i];
+        if (q[a].nrings == 0) continue;
+        for (j = i + 1; j < n; j++) {
+            int32_t b = ord[j];
+            int over;
+            double d;
+            /* interiors meet only if the boxes overlap with positive area */
+            if (bx[b].lo[0] >= bx[a].hi[0]) break;
+            if (q[b].nrings == 0 || bx[b].lo[1] >= bx[a].hi[1] || bx[a].lo[1] >= bx[b].hi[1]) continue;
+            if ((s = un_pair_check(q + a, q + b, 0, 0, &over, &d)) != UN_OK) goto done;
+            if (!over) continue;
+            if ((s = UN_RESERVE(pa, capa, (int64_t)np + 1)) != UN_OK) goto done;
+            if ((s = UN_RESERVE(pb, capb, (int64_t)np + 1)) != UN_OK) goto done;
+            pa[np] = a;
+            pb[np++] = b;
+        }
+    }
+    s = un_components(n, pa, pb, np, label, &nc);
+done:
+    for (i = 0; q && i < n; i++) un_rings_free(q + i);
+    free(q); free(bx); free(ord); free(tmp); free(pa); free(pb);
+    return s;
+}

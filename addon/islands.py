@@ -1,0 +1,169 @@
+"""Islands: connected groups of UV faces, and groups of islands that overlap.
+
+Connectivity is defined by the indexing: faces that share a UV index belong
+to one island, so every packed result stays representable as one UV per
+index.  Files that store UVs per face corner (no shared indices) can pass the
+faces' position indices as ``mesh_faces``: faces that share a mesh edge whose
+UVs match are then joined, as Blender does.
+
+Overlapping islands (``merge_overlapping``) are islands whose filled outlines
+(outer boundaries, holes filled) overlap: stacked or mirrored copies sharing
+texture space, and an island lying inside another's hole, which the artist
+placed there on purpose.  This is Blender's rule too.  Islands that only touch
+are not merged.
+
+Zero-area faces cover nothing and do not shape an outline.  An island whose
+faces all have zero area (a line or a point in UV space) has an empty
+outline and area 0; the packer treats it as a tiny square around it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from . import _core
+from ._faces import FacesLike, check_finite, check_uvs, faces_csr
+
+__all__ = ["Island", "find_islands", "island_faces_of"]
+
+
+@dataclass
+class Island:
+    """One island (or one group of overlapping islands that move together).
+
+    Attributes:
+        index: position in the list returned by :func:`find_islands`.
+        faces: indices of its faces in the input face list.
+        uv_indices: the UV indices its faces use (sorted).
+        outline: the union of its faces as rings (outer counter-clockwise,
+            holes clockwise).
+        area: area of that union.
+        bbox: ``(umin, vmin, umax, vmax)`` of its UVs.
+        members: for a group of overlapping islands, the indices of the
+            connected islands it merges (in the unmerged numbering); a single
+            island has one member.
+    """
+
+    index: int
+    faces: np.ndarray
+    uv_indices: np.ndarray
+    outline: List[np.ndarray]
+    area: float
+    bbox: Tuple[float, float, float, float]
+    members: Tuple[int, ...] = field(default_factory=tuple)
+
+
+def _signed_area(r: np.ndarray) -> float:
+    x, y = r[:, 0], r[:, 1]
+    return 0.5 * float(x[:-1] @ y[1:] - x[1:] @ y[:-1] + x[-1] * y[0] - x[0] * y[-1])
+
+
+def _edge_pairs(start: np.ndarray, idx: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """Each face corner paired with the next corner of the same face."""
+    nxt = np.arange(1, idx.size + 1)
+    nxt[start[1:] - 1] = start[:-1]
+    return idx, idx[nxt]
+
+
+def _mesh_edge_pairs(uvs: np.ndarray, start: np.ndarray, idx: np.ndarray,
+                     mesh_idx: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """UV index pairs to join: corners of faces that share a mesh edge with
+    identical UVs at both ends (Blender's rule for corner-stored UVs)."""
+    nxt = np.arange(1, idx.size + 1)
+    nxt[start[1:] - 1] = start[:-1]
+    m0, m1 = mesh_idx, mesh_idx[nxt]
+    u0, u1 = idx, idx[nxt]
+    swap = m0 > m1
+    lo_m, hi_m = np.where(swap, m1, m0), np.where(swap, m0, m1)
+    lo_u, hi_u = np.where(swap, u1, u0), np.where(swap, u0, u1)
+    a, b = uvs[lo_u], uvs[hi_u]
+    order = np.lexsort((b[:, 1], b[:, 0], a[:, 1], a[:, 0], hi_m, lo_m))
+    key = np.column_stack((lo_m, hi_m, a, b))[order]
+    same = np.flatnonzero((key[1:] == key[:-1]).all(axis=1))
+    first, second = order[same], order[same + 1]
+    return (np.concatenate((lo_u[first], hi_u[first])),
+            np.concatenate((lo_u[second], hi_u[second])))
+
+
+def _islands(uvs: np.ndarray, start: np.ndarray, idx: np.ndarray, face_group: np.ndarray,
+             members: List[Tuple[int, ...]]) -> List[Island]:
+    """Build the islands of a face grouping (groups numbered 0..)."""
+    n = len(members)
+    outlines = _core.outlines(uvs, start, idx, face_group.astype(np.int32), n)
+    order = np.argsort(face_group, kind="stable")
+    bounds = np.searchsorted(face_group[order], np.arange(n + 1))
+    corner_group = np.repeat(face_group, np.diff(start))
+    corner_order = np.argsort(corner_group, kind="stable")
+    corner_bounds = np.searchsorted(corner_group[corner_order], np.arange(n + 1))
+    out = []
+    for g in range(n):
+        used = np.unique(idx[corner_order[corner_bounds[g]:corner_bounds[g + 1]]])
+        pts = uvs[used]
+        lo, hi = pts.min(axis=0), pts.max(axis=0)
+        rings = outlines[g]
+        out.append(Island(index=g, faces=order[bounds[g]:bounds[g + 1]].astype(np.int64), uv_indices=used,
+                          outline=rings, area=abs(sum(_signed_area(r) for r in rings)),
+                          bbox=(float(lo[0]), float(lo[1]), float(hi[0]), float(hi[1])), members=members[g]))
+    return out
+
+
+def _filled(outline: List[np.ndarray]) -> List[np.ndarray]:
+    """The outer rings of an outline (its holes filled)."""
+    return [r for r in outline if _signed_area(r) > 0]
+
+
+def find_islands(uvs, faces: FacesLike, mesh_faces: Optional[FacesLike] = None,
+                 merge_overlapping: bool = True) -> List[Island]:
+    """Find the islands of a UV layout.
+
+    Args:
+        uvs: ``(N, 2)`` UV coordinates.
+        faces: per-face index sequences into ``uvs``, or an ``(F, k)`` array
+            (triangles, quads and n-gons).
+        mesh_faces: optional position indices with the same shape as
+            ``faces``; faces sharing a mesh edge with matching UVs are joined
+            (for files that store one UV per face corner).
+        merge_overlapping: group islands whose UV areas overlap (mirrored
+            halves sharing texture space, stacked copies) so that they move
+            together.
+
+    Returns:
+        Islands in order of their first face.  Raises ``ValueError`` or
+        ``IndexError`` naming the face for NaN or infinite UVs, out-of-range
+        indices, faces with fewer than 3 corners, or an empty face list.
+    """
+    uvs = check_uvs(uvs)
+    start, idx = faces_csr(faces, len(uvs))
+    check_finite(uvs, start, idx)
+    a, b = _edge_pairs(start, idx)
+    if mesh_faces is not None:
+        mstart, midx = faces_csr(mesh_faces, 2**31 - 1)
+        if not np.array_equal(mstart, start):
+            raise ValueError("mesh_faces must have the same shape as faces")
+        ma, mb = _mesh_edge_pairs(uvs, start, idx, midx)
+        a, b = np.concatenate((a, ma)), np.concatenate((b, mb))
+    labels, _ = _core.components(len(uvs), a, b)
+    face_label = labels[idx[start[:-1]]]
+    # number islands by their first face
+    uniq, first = np.unique(face_label, return_index=True)
+    rank = np.empty(first.size, dtype=np.int64)
+    rank[np.argsort(first, kind="stable")] = np.arange(first.size)
+    face_island = rank[np.searchsorted(uniq, face_label)]
+    islands = _islands(uvs, start, idx, face_island, [(k,) for k in range(first.size)])
+    if not merge_overlapping or len(islands) < 2:
+        return islands
+    groups = _core.overlap_groups([_filled(isl.outline) for isl in islands])
+    if groups.max() + 1 == len(islands):
+        return islands
+    members = [tuple(int(m) for m in np.flatnonzero(groups == g)) for g in range(int(groups.max()) + 1)]
+    return _islands(uvs, start, idx, groups[face_island], members)
+
+
+def island_faces_of(islands: Sequence[Island], n_faces: int) -> np.ndarray:
+    """Per face, the index of its island (-1 for none)."""
+    out = np.full(n_faces, -1, dtype=np.int64)
+    for isl in islands:
+        out[isl.faces] = isl.index
+    return out

@@ -1,0 +1,106 @@
+/*
+ * anneal.c - simulated annealing over the sequence and (theta, r, f).
+ *
+ * A move changes one parameter of one annealed island, or (one move in ten)
+ * swaps two annealed islands in the sequence; the placements before the
+ * first changed position are kept and only the rest is decoded again.  The
+ * cost is the share of the container not covered (non-fitting islands count
+ * at the size they were shrunk to), so moves that bring an island closer to
+ * fitting are rewarded.  Acceptance is Metropolis with geometric cooling;
+ * every parameter of every island has its own step, widened after an
+ * accepted move and narrowed after a rejected one (Martins & Tsuzuki's
+ * crystallisation factor).  The caller reheats when it changes the scale
+ * or when the search stalls.
+ */
+#include "engine.h"
+#include "anneal.h"
+
+#include <math.h>
+
+#define STEP_INIT 0.25
+#define STEP_MIN  0.002
+#define STEP_MAX  0.5
+#define WIDEN     1.15
+#define NARROW    0.92
+#define SWAP_SHARE 0.1
+
+un_status un_anneal_init(un_anneal *A, int32_t n)
+{
+    int32_t i;
+    memset(A, 0, sizeof *A);
+    A->step = (double *)malloc((3 * (size_t)n + 1) * sizeof *A->step);
+    A->save = (un_place *)malloc(((size_t)n + 1) * sizeof *A->save);
+    if (!A->step || !A->save) return UN_ENOMEM;
+    for (i = 0; i < 3 * n; i++) A->step[i] = STEP_INIT;
+    return UN_OK;
+}
+
+void un_anneal_free(un_anneal *A)
+{
+    free(A->step);
+    free(A->save);
+    memset(A, 0, sizeof *A);
+}
+
+static double wrap(double v)
+{
+    v -= floor(v);
+    return v >= 1 ? 0 : v;
+}
+
+/* One move.  Returns through *complete whether the (accepted) current
+ * decode places every island at full size. */
+un_status un_anneal_move(un_engine *E, un_anneal *A, un_rng *g, int *complete)
+{
+    int32_t na = E->nanneal, n = E->n, p, q = -1, k, j = -1, from;
+    double old = 0, waste, delta;
+    int full, accept;
+    un_status s;
+    *complete = 0;
+    if (na == 0) return UN_OK;
+    p = un_rng_below(g, na);
+    if (na >= 2 && un_rng_unit(g) < SWAP_SHARE) {
+        q = un_rng_below(g, na - 1);
+        if (q >= p) q++;
+        k = E->seq[p]; E->seq[p] = E->seq[q]; E->seq[q] = k;
+        from = p < q ? p : q;
+    } else {
+        int32_t nparam = E->os.nangles * E->os.flips > 1 ? 3 : 2;
+        k = E->seq[p];
+        j = 3 - nparam + un_rng_below(g, nparam);   /* skip theta with one orientation */
+        old = E->par[3 * k + j];
+        E->par[3 * k + j] = wrap(old + A->step[3 * k + j] * (2 * un_rng_unit(g) - 1));
+        from = p;
+    }
+    memcpy(A->save + from, E->pl + from, (size_t)(n - from) * sizeof *A->save);
+    if ((s = un_decode(E, from, &waste, &full)) != UN_OK) {
+        /* leave the state as it was: cancelled or out of memory mid-way */
+        memcpy(E->pl + from, A->save + from, (size_t)(n - from) * sizeof *A->save);
+        if (q >= 0) { k = E->seq[p]; E->seq[p] = E->seq[q]; E->seq[q] = k; }
+        else E->par[3 * k + j] = old;
+        return s;
+    }
+    delta = waste - A->cost;
+    accept = delta <= 0 || (A->T > 0 && un_rng_unit(g) < exp(-delta / A->T));
+    if (accept) {
+        A->cost = waste;
+        A->accepted++;
+        if (j >= 0 && (A->step[3 * k + j] *= WIDEN) > STEP_MAX) A->step[3 * k + j] = STEP_MAX;
+        *complete = full;
+    } else {
+        memcpy(E->pl + from, A->save + from, (size_t)(n - from) * sizeof *A->save);
+        if (q >= 0) { k = E->seq[p]; E->seq[p] = E->seq[q]; E->seq[q] = k; }
+        else {
+            E->par[3 * k + j] = old;
+            if ((A->step[3 * k + j] *= NARROW) < STEP_MIN) A->step[3 * k + j] = STEP_MIN;
+        }
+    }
+    A->T *= A->alpha;
+    A->moves++;
+    return UN_OK;
+}
+
+void un_anneal_reheat(un_anneal *A)
+{
+    A->T = A->T0;
+}

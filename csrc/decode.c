@@ -1,0 +1,455 @@
+/*
+ * decode.c - turn a sequence and its (theta, r, f) parameters into a layout.
+ *
+ * Islands are placed one after another.  Island k at position p:
+ *   - theta picks its orientation (angle and mirror);
+ *   - its collision-free region is the inner-fit rectangle of the container
+ *     minus the no-fit polygons of the islands placed before it (and of the
+ *     locked islands);
+ *   - f picks region floor(f * m) of the m regions sorted by leftmost point,
+ *     and r the point at that fraction of the region's boundary.
+ * With r = f = 0 this is the leftmost feasible point: a bottom-left fill.
+ *
+ * An annealed island that does not fit is shrunk by a depth-3 binary search
+ * over the factors 7/8 .. 1/8, and placed at the largest that fits (its
+ * wasted area feeds the cost, Martins & Tsuzuki).  Filler islands (the
+ * small ones after the annealed prefix) are placed at their leftmost
+ * feasible point by scanning the container in windows, so each collision-
+ * free region only involves the islands near one window.
+ */
+#include "engine.h"
+
+#include <math.h>
+
+/* ----------------------------------------------------------- no-fit polygons */
+
+static void matrix_tmul(const double a[4], const double b[4], double out[4])
+{
+    /* a^T * b (a orthogonal: its inverse) */
+    out[0] = a[0] * b[0] + a[2] * b[2];
+    out[1] = a[0] * b[1] + a[2] * b[3];
+    out[2] = a[1] * b[0] + a[3] * b[2];
+    out[3] = a[1] * b[1] + a[3] * b[3];
+}
+
+static un_status ensure_inflated(un_engine *E, int32_t k, int32_t level)
+{
+    return un_island_inflate(E->arr, E->isl + k, level, E->epoch, E->q, E->radius);
+}
+
+/* No-fit polygon of island k (orientation ok, shrink sk) around island i
+ * (oi, si), in island i's frame. */
+static un_status island_nfp(un_engine *E, int32_t i, int32_t oi, int32_t si, int32_t k, int32_t ok,
+                            int32_t sk, const un_nfpval **out)
+{
+    un_nfpkey key;
+    double mi[4], mk[4], rel[4];
+    un_pt zero = {0, 0};
+    un_rings nfp;
+    un_status s;
+    key.i = i; key.k = k;
+    key.fi = oi / E->os.nangles; key.fk = ok / E->os.nangles;
+    key.da = ok % E->os.nangles - oi % E->os.nangles;
+    key.si = si; key.sk = sk;
+    if ((*out = un_nfpcache_get(E->cache, &key)) != NULL) return UN_OK;
+    if ((s = ensure_inflated(E, i, si)) != UN_OK) return s;
+    if ((s = ensure_inflated(E, k, sk)) != UN_OK) return s;
+    un_orient_matrix(&E->os, E->isl + i, oi, mi);
+    un_orient_matrix(&E->os, E->isl + k, ok, mk);
+    matrix_tmul(mi, mk, rel);
+    un_rings_clear(&E->tmp);
+    if ((s = un_rings_transform(&E->isl[k].infl[sk], rel, zero, &E->tmp)) != UN_OK) return s;
+    un_rings_init(&nfp);
+    s = un_msum_rings(E->arr, &E->isl[i].infl[si], &E->tmp, UN_MSUM_NFP, &nfp);
+    if (s == UN_OK) s = un_nfpcache_put(E->cache, &key, &nfp, out);
+    un_rings_free(&nfp);
+    return s;
+}
+
+/* No-fit polygon of island k (ok, sk) around locked island j, in the
+ * container frame at the current L. */
+static un_status locked_nfp(un_engine *E, int32_t j, int32_t k, int32_t ok, int32_t sk,
+                            const un_nfpval **out)
+{
+    un_nfpkey key;
+    double mk[4];
+    un_pt zero = {0, 0}, disk[UN_DISK_MAX_SIDES];
+    un_rings a, d, infl, nfp;
+    int32_t i, n, nd;
+    un_status s;
+    key.i = -1 - j; key.k = k;
+    key.fi = E->lstep; key.fk = ok / E->os.nangles;
+    key.da = ok % E->os.nangles;
+    key.si = 0; key.sk = sk;
+    if ((*out = un_nfpcache_get(E->cache, &key)) != NULL) return UN_OK;
+    if ((s = ensure_inflated(E, k, sk)) != UN_OK) return s;
+    un_rings_init(&a); un_rings_init(&d); un_rings_init(&infl); un_rings_init(&nfp);
+    n = un_frings_npts(E->locked + j);
+    s = un_reserve((void **)&a.pts, &a.cap_pts, n, sizeof *a.pts);
+    for (i = 0; s == UN_OK && i < E->locked[j].nrings; i++) {
+        int32_t st = E->locked[j].start[i], m = E->locked[j].start[i + 1] - st, t;
+        un_pt *buf = (un_pt *)malloc((size_t)m * sizeof *buf);
+        if (!buf) { s = UN_ENOMEM; break; }
+        for (t = 0; t < m; t++) {
+            buf[t].x = un_llround(E->locked[j].xy[2 * (st + t)] * E->L / E->q);
+            buf[t].y = un_llround(E->locked[j].xy[2 * (st + t) + 1] * E->L / E->q);
+        }
+        s = un_rings_add(&a, buf, m);
+        free(buf);
+    }
+    nd = un_disk_polygon(E->radius, UN_ENGINE_DISK_SIDES, disk);
+    if (s == UN_OK) s = un_rings_add(&d, disk, nd);
+    if (s == UN_OK) s = un_msum_rings(E->arr, &a, &d, 0, &infl);
+    un_orient_matrix(&E->os, E->isl + k, ok, mk);
+    un_rings_clear(&E->tmp);
+    if (s == UN_OK) s = un_rings_transform(&E->isl[k].infl[sk], mk, zero, &E->tmp);
+    if (s == UN_OK) s = un_msum_rings(E->arr, &infl, &E->tmp, UN_MSUM_NFP, &nfp);
+    if (s == UN_OK) s = un_nfpcache_put(E->cache, &key, &nfp, out);
+    un_rings_free(&a); un_rings_free(&d); un_rings_free(&infl); un_rings_free(&nfp);
+    return s;
+}
+
+/* ------------------------------------------------------------ obstacles */
+
+static int boxes_meet(un_pt alo, un_pt ahi, un_pt blo, un_pt bhi)
+{
+    /* obstacles are open: boxes that only touch do not meet */
+    return alo.x < bhi.x && blo.x < ahi.x && alo.y < bhi.y && blo.y < ahi.y;
+}
+
+/* The inflated box of island k at (o, level) around its reference point. */
+static void infl_box(const un_engine *E, int32_t k, int32_t o, int32_t level, un_pt *lo, un_pt *hi)
+{
+    un_island_bbox(&E->os, E->isl + k, o, un_shrink_factor(level), E->q, lo, hi);
+    lo->x -= E->radius + 2; lo->y -= E->radius + 2;
+    hi->x += E->radius + 2; hi->y += E->radius + 2;
+}
+
+/* Gather the obstacles of island k (o, level) placed in region wlo..whi of
+ * translation space, against positions in cand[0..nc) (or 0..p-1 when cand
+ * is NULL) and the locked islands. */
+static un_status gather(un_engine *E, int32_t p, const int32_t *cand, int32_t nc, int32_t k, int32_t o,
+                        int32_t level, un_pt wlo, un_pt whi, int32_t *nobs)
+{
+    un_pt klo, khi;
+    int32_t c, j, n = 0, count = cand ? nc : p;
+    un_status s;
+    un_rings_clear(&E->scratch);
+    infl_box(E, k, o, level, &klo, &khi);
+    for (c = 0; c < count; c++) {
+        const un_place *q;
+        const un_nfpval *v;
+        un_pt blo, bhi;
+        double m[4];
+        j = cand ? cand[c] : c;
+        q = E->pl + j;
+        if (!q->placed) continue;
+        blo.x = q->lo.x - khi.x; blo.y = q->lo.y - khi.y;
+        bhi.x = q->hi.x - klo.x; bhi.y = q->hi.y - klo.y;
+        if (!boxes_meet(blo, bhi, wlo, whi)) continue;
+        if ((s = island_nfp(E, E->seq[j], q->orient, q->sigma, k, o, level, &v)) != UN_OK) return s;
+        un_orient_matrix(&E->os, E->isl + E->seq[j], q->orient, m);
+        if ((s = UN_RESERVE(E->obs, E->cap_obs, (int64_t)n + 1)) != UN_OK) return s;
+        E->obs[n].rings = &E->scratch;
+        E->obs[n].r0 = E->scratch.nrings;
+        if ((s = un_rings_transform(&v->rings, m, q->t, &E->scratch)) != UN_OK) return s;
+        E->obs[n].r1 = E->scratch.nrings;
+        E->obs[n].off.x = E->obs[n].off.y = 0;
+        un_bbox_transform(v->lo, v->hi, m, q->t, &E->obs[n].lo, &E->obs[n].hi);
+        n++;
+    }
+    for (j = 0; j < E->nlocked; j++) {
+        const un_nfpval *v;
+        if ((s = locked_nfp(E, j, k, o, level, &v)) != UN_OK) return s;
+        if (!boxes_meet(v->lo, v->hi, wlo, whi)) continue;
+        if ((s = UN_RESERVE(E->obs, E->cap_obs, (int64_t)n + 1)) != UN_OK) return s;
+        E->obs[n].rings = &v->rings;
+        E->obs[n].r0 = 0;
+        E->obs[n].r1 = v->rings.nrings;
+        E->obs[n].off.x = E->obs[n].off.y = 0;
+        E->obs[n].lo = v->lo;
+        E->obs[n].hi = v->hi;
+        n++;
+    }
+    *nobs = n;
+    return UN_OK;
+}
+
+/* ------------------------------------------------------------- placement */
+
+/* Try to place island k at (o, level) with (r, f) in translation-space box
+ * wlo..whi (the inner-fit rectangle, or a window of it).  On success *t is
+ * the point and *found = 1.  first: take the leftmost free point instead. */
+static un_status try_place(un_engine *E, int32_t p, const int32_t *cand, int32_t nc, int32_t k,
+                           int32_t o, int32_t level, un_pt wlo, un_pt whi, double r, double f,
+                           un_pt *t, int *found)
+{
+    int32_t nobs, m, j, nv;
+    double pt[2];
+    un_status s;
+    *found = 0;
+    s = gather(E, p, cand, nc, k, o, level, wlo, whi, &nobs);
+    if (s == UN_OK) s = un_cfr_loops(E->arr, NULL, wlo, whi, E->obs, nobs, &E->segs, &E->cap_segs);
+    if (s == UN_OK) s = un_regions_build(E->arr, &E->reg);
+    un_nfpcache_release(E->cache);
+    if (s != UN_OK || (m = E->reg.nregions) == 0) return s;
+    j = (int32_t)(f * m);
+    if (j >= m) j = m - 1;
+    nv = E->reg.rstart[j + 1] - E->reg.rstart[j];
+    if ((s = UN_RESERVE(E->views, E->cap_views, nv)) != UN_OK) return s;
+    nv = un_region_views(E->arr, &E->reg, j, E->views, nv);
+    un_rings_point_at(E->views, nv, r, pt);
+    t->x = un_llround(pt[0]);
+    t->y = un_llround(pt[1]);
+    *found = 1;
+    return UN_OK;
+}
+
+/* Inner-fit rectangle of island k at (o, level); 0 when it cannot fit. */
+static int ifp(const un_engine *E, int32_t k, int32_t o, int32_t level, un_pt *lo, un_pt *hi)
+{
+    un_pt blo, bhi;
+    un_island_bbox(&E->os, E->isl + k, o, un_shrink_factor(level), E->q, &blo, &bhi);
+    return un_ifp_rect(E->clo, E->chi, blo, bhi, lo, hi);
+}
+
+static void record(un_engine *E, int32_t p, int32_t k, int32_t o, int32_t level, un_pt t)
+{
+    un_place *q = E->pl + p;
+    un_pt lo, hi;
+    infl_box(E, k, o, level, &lo, &hi);
+    q->placed = 1;
+    q->orient = o;
+    q->sigma = level;
+    q->t = t;
+    q->lo.x = lo.x + t.x; q->lo.y = lo.y + t.y;
+    q->hi.x = hi.x + t.x; q->hi.y = hi.y + t.y;
+}
+
+static int32_t orientation(const un_engine *E, double theta)
+{
+    int32_t no = E->os.nangles * E->os.flips, o = (int32_t)(theta * no);
+    return o < 0 ? 0 : o >= no ? no - 1 : o;
+}
+
+/* An annealed position: its own (theta, r, f), shrunk if it does not fit. */
+static un_status place_annealed(un_engine *E, int32_t p)
+{
+    int32_t k = E->seq[p], o = orientation(E, E->par[3 * k]), lo = 1, hi = UN_SHRINK_LEVELS - 1, best = -1;
+    double r = E->par[3 * k + 1], f = E->par[3 * k + 2];
+    un_pt wlo, whi, t, tbest = {0, 0};
+    int found;
+    un_status s;
+    E->pl[p].placed = 0;
+    if (ifp(E, k, o, 0, &wlo, &whi)) {
+        if ((s = try_place(E, p, NULL, 0, k, o, 0, wlo, whi, r, f, &t, &found)) != UN_OK) return s;
+        if (found) { record(E, p, k, o, 0, t); return UN_OK; }
+    }
+    /* largest shrink factor (smallest level) that fits */
+    while (lo <= hi) {
+        int32_t mid = (lo + hi) / 2;
+        found = 0;
+        if (ifp(E, k, o, mid, &wlo, &whi) &&
+            (s = try_place(E, p, NULL, 0, k, o, mid, wlo, whi, r, f, &t, &found)) != UN_OK)
+            return s;
+        if (found) { best = mid; tbest = t; hi = mid - 1; }
+        else lo = mid + 1;
+    }
+    if (best >= 0) record(E, p, k, o, best, tbest);
+    return UN_OK;
+}
+
+/* ------------------------------------------------------- the filler index */
+
+/* Placed positions by grid cell of their inflated boxes, for windows. */
+typedef struct {
+    int32_t  g;                  /* cells per side */
+    int64_t  cw, ch;             /* cell size */
+    int32_t *head;  int32_t cap_head;   /* per cell: first item */
+    int32_t *next;  int32_t cap_next;   /* per item: next item */
+    int32_t *pos;   int32_t cap_pos;    /* per item: position */
+    int32_t  nitem;
+    int32_t *stamp; int32_t cap_stamp;  /* per position */
+    int32_t  stampv;
+    int32_t *cand;  int32_t cap_cand;
+} cell_index;
+
+static void cell_range(const cell_index *ci, const un_engine *E, un_pt lo, un_pt hi, int32_t *c0,
+                       int32_t *c1, int32_t *r0, int32_t *r1)
+{
+    int64_t a = (lo.x - E->clo.x) / ci->cw, b = (hi.x - E->clo.x) / ci->cw;
+    int64_t c = (lo.y - E->clo.y) / ci->ch, d = (hi.y - E->clo.y) / ci->ch;
+    *c0 = (int32_t)(a < 0 ? 0 : a >= ci->g ? ci->g - 1 : a);
+    *c1 = (int32_t)(b < 0 ? 0 : b >= ci->g ? ci->g - 1 : b);
+    *r0 = (int32_t)(c < 0 ? 0 : c >= ci->g ? ci->g - 1 : c);
+    *r1 = (int32_t)(d < 0 ? 0 : d >= ci->g ? ci->g - 1 : d);
+}
+
+static un_status index_add(cell_index *ci, const un_engine *E, int32_t p)
+{
+    int32_t c0, c1, r0, r1, c, r;
+    un_status s;
+    cell_range(ci, E, E->pl[p].lo, E->pl[p].hi, &c0, &c1, &r0, &r1);
+    for (r = r0; r <= r1; r++)
+        for (c = c0; c <= c1; c++) {
+            int32_t cell = r * ci->g + c;
+            if ((s = UN_RESERVE(ci->next, ci->cap_next, (int64_t)ci->nitem + 1)) != UN_OK) return s;
+            if ((s = UN_RESERVE(ci->pos, ci->cap_pos, (int64_t)ci->nitem + 1)) != UN_OK) return s;
+            ci->pos[ci->nitem] = p;
+            ci->next[ci->nitem] = ci->head[cell];
+            ci->head[cell] = ci->nitem++;
+        }
+    return UN_OK;
+}
+
+/* Positions whose boxes may meet box lo..hi. */
+static un_status index_query(cell_index *ci, const un_engine *E, un_pt lo, un_pt hi, int32_t *nc)
+{
+    int32_t c0, c1, r0, r1, c, r, n = 0, it;
+    un_status s;
+    ci->stampv++;
+    cell_range(ci, E, lo, hi, &c0, &c1, &r0, &r1);
+    for (r = r0; r <= r1; r++)
+        for (c = c0; c <= c1; c++)
+            for (it = ci->head[r * ci->g + c]; it >= 0; it = ci->next[it]) {
+                int32_t p = ci->pos[it];
+                if (ci->stamp[p] == ci->stampv) continue;
+                ci->stamp[p] = ci->stampv;
+                if ((s = UN_RESERVE(ci->cand, ci->cap_cand, (int64_t)n + 1)) != UN_OK) return s;
+                ci->cand[n++] = p;
+            }
+    *nc = n;
+    return UN_OK;
+}
+
+static void index_free(cell_index *ci)
+{
+    free(ci->head); free(ci->next); free(ci->pos); free(ci->stamp); free(ci->cand);
+}
+
+/* A filler position: leftmost free point, scanning windows column by
+ * column; in the first column with any free point, the leftmost of them
+ * is the leftmost of the whole inner-fit rectangle. */
+static un_status place_filler(un_engine *E, cell_index *ci, int32_t p)
+{
+    int32_t k = E->seq[p], o = orientation(E, E->par[3 * k]);
+    un_pt ilo, ihi, klo, khi, best = {0, 0};
+    int64_t ww, wh, x, y;
+    int have = 0;
+    un_status s;
+    E->pl[p].placed = 0;
+    if (!ifp(E, k, o, 0, &ilo, &ihi)) return UN_OK;
+    infl_box(E, k, o, 0, &klo, &khi);
+    ww = 3 * (khi.x - klo.x);
+    wh = 3 * (khi.y - klo.y);
+    if (ww < (ihi.x - ilo.x) / 32 + 1) ww = (ihi.x - ilo.x) / 32 + 1;
+    if (wh < (ihi.y - ilo.y) / 32 + 1) wh = (ihi.y - ilo.y) / 32 + 1;
+    for (x = ilo.x; x <= ihi.x && !have; x += ww + 1) {
+        for (y = ilo.y; y <= ihi.y; y += wh + 1) {
+            un_pt wlo, whi, qlo, qhi, t;
+            int32_t nc;
+            int found;
+            if (E->cancel && *E->cancel) return UN_ECANCELLED;
+            wlo.x = x; wlo.y = y;
+            whi.x = x + ww < ihi.x ? x + ww : ihi.x;
+            whi.y = y + wh < ihi.y ? y + wh : ihi.y;
+            /* placed boxes that can reach the window: it grown by k's box */
+            qlo.x = wlo.x + klo.x; qlo.y = wlo.y + klo.y;
+            qhi.x = whi.x + khi.x; qhi.y = whi.y + khi.y;
+            if ((s = index_query(ci, E, qlo, qhi, &nc)) != UN_OK) return s;
+            if ((s = try_place(E, p, ci->cand, nc, k, o, 0, wlo, whi, 0, 0, &t, &found)) != UN_OK) return s;
+            if (found && (!have || t.x < best.x || (t.x == best.x && t.y < best.y))) {
+                best = t;
+                have = 1;
+            }
+        }
+    }
+    if (have) {
+        record(E, p, k, o, 0, best);
+        return index_add(ci, E, p);
+    }
+    return UN_OK;
+}
+
+static un_status fill(un_engine *E, int32_t from, int32_t to)
+{
+    cell_index ci;
+    int32_t p, g = 64;
+    un_status s = UN_OK;
+    memset(&ci, 0, sizeof ci);
+    ci.g = g;
+    ci.cw = (E->chi.x - E->clo.x) / g + 1;
+    ci.ch = (E->chi.y - E->clo.y) / g + 1;
+    if ((s = UN_RESERVE(ci.head, ci.cap_head, (int64_t)g * g)) != UN_OK) goto done;
+    if ((s = UN_RESERVE(ci.stamp, ci.cap_stamp, E->n)) != UN_OK) goto done;
+    for (p = 0; p < g * g; p++) ci.head[p] = -1;
+    memset(ci.stamp, 0, (size_t)E->n * sizeof *ci.stamp);
+    for (p = 0; p < from && s == UN_OK; p++)
+        if (E->pl[p].placed) s = index_add(&ci, E, p);
+    for (p = from; p < to && s == UN_OK; p++) s = place_filler(E, &ci, p);
+done:
+    index_free(&ci);
+    return s;
+}
+
+/* ------------------------------------------------------------------ decode */
+
+un_status un_decode(un_engine *E, int32_t from, double *waste, int *complete)
+{
+    int32_t p, na = E->nanneal;
+    double cover = 0, area;
+    int prefix = 1;
+    un_status s = UN_OK;
+    for (p = from; p < na && s == UN_OK; p++) {
+        if (E->cancel && *E->cancel) return UN_ECANCELLED;
+        s = place_annealed(E, p);
+    }
+    if (s != UN_OK) return s;
+    for (p = 0; p < na; p++)
+        if (!E->pl[p].placed || E->pl[p].sigma != 0) prefix = 0;
+    /* the filler only runs around a complete annealed prefix; otherwise the
+     * filler islands count as not placed */
+    if (prefix && E->n > na) {
+        if ((s = fill(E, from > na ? from : na, E->n)) != UN_OK) return s;
+    } else {
+        for (p = na; p < E->n; p++) E->pl[p].placed = 0;
+    }
+    *complete = 1;
+    for (p = 0; p < E->n; p++) {
+        const un_place *q = E->pl + p;
+        double sg;
+        if (!q->placed || q->sigma != 0) *complete = 0;
+        if (!q->placed) continue;
+        sg = un_shrink_factor(q->sigma);
+        cover += sg * sg * E->isl[E->seq[p]].area;
+    }
+    area = (double)(E->chi.x - E->clo.x) * (double)(E->chi.y - E->clo.y) * E->q * E->q;
+    *waste = area > 0 ? 1 - cover / area : 1;
+    return UN_OK;
+}
+
+/* L may shrink by this share below the inflation's L before islands are
+ * inflated again; the inflation is then a little wider than needed. */
+#define UN_INFLATION_DRIFT 0.03
+
+un_status un_engine_set_scale(un_engine *E, double L)
+{
+    double pad;
+    if (!(L > 0)) return UN_EINVAL;
+    if (L > E->L_infl || L < E->L_infl * (1 - UN_INFLATION_DRIFT)) {
+        /* margin m*L/2 per island, in grid units, plus the slack */
+        E->L_infl = L;
+        E->radius = (int64_t)ceil(E->margin * L / (2 * E->q)) + UN_SLACK;
+        E->epoch++;
+        un_nfpcache_clear(E->cache);
+    }
+    E->L = L;
+    E->lstep++;
+    pad = E->padding * L / E->q;
+    E->clo.x = (int64_t)ceil(pad);
+    E->clo.y = (int64_t)ceil(pad);
+    E->chi.x = (int64_t)floor(E->tw * L / E->q - pad);
+    E->chi.y = (int64_t)floor(E->th * L / E->q - pad);
+    if (E->chi.x > UN_COORD_LIMIT / 4 || E->chi.y > UN_COORD_LIMIT / 4) return UN_ERANGE;
+    return UN_OK;
+}

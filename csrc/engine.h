@@ -1,0 +1,168 @@
+/*
+ * engine.h - types shared by the files of the packing engine (island.c,
+ * nfpcache.c, decode.c, anneal.c, packer.c).  Not part of the public
+ * interface.
+ *
+ * Units.  The engine works in "island units" (the islands' own UV units)
+ * on an integer grid of step q island units.  The target (width W, height H
+ * in tile units) becomes a container of W*L by H*L island units, where L is
+ * the inverse of the scale s that maps islands to the tile: searching for
+ * the largest scale is searching for the smallest L.  No-fit polygons do not
+ * depend on L, so they are cached across the whole search; only the margin,
+ * m*L/2 island units per island, moves with L, and islands are re-inflated
+ * (and the cache flushed) when L has drifted by more than a few percent.
+ *
+ * Slack.  Every island is inflated by SLACK grid units more than half the
+ * margin.  That covers the roundings between the exact integer geometry and
+ * the placed floats (outline quantization, rotating an inflated outline or
+ * a no-fit polygon onto the grid, rounding the placement point): at most
+ * about 4.3 grid units in all, against 2 * SLACK = 6.  The final check
+ * (validate.c) therefore never sees two islands closer than the margin.
+ */
+#ifndef UVNEST_ENGINE_H
+#define UVNEST_ENGINE_H
+
+#include "internal.h"
+
+#define UN_SLACK 3               /* grid units added to every inflation */
+#define UN_GRID_BITS 24          /* the initial container is 2^24 grid units */
+#define UN_ENGINE_DISK_SIDES 8   /* margin disk: an octagon (8% at worst) */
+#define UN_SHRINK_DEPTH 3        /* binary search depth for non-fitting islands */
+#define UN_SHRINK_LEVELS (1 << UN_SHRINK_DEPTH)
+
+/* ------------------------------------------------------------------ rng.c */
+
+typedef struct {
+    uint64_t state, inc;
+} un_rng;
+
+void     un_rng_seed(un_rng *g, uint64_t seed, uint64_t stream);
+uint32_t un_rng_u32(un_rng *g);
+double   un_rng_unit(un_rng *g);            /* [0, 1) */
+int32_t  un_rng_below(un_rng *g, int32_t n); /* [0, n) */
+
+/* --------------------------------------------------------------- island.c */
+
+typedef struct {
+    un_frings outline;    /* full outline, island units (for validation) */
+    un_frings shape;      /* simplified (containing) outline, island units */
+    double    area;       /* true area of the island */
+    double    base;       /* base angle of orientation 0 (radians) */
+    double    cx, cy;     /* reference point: the shape's bbox centre */
+    /* inflated shape on the grid, identity orientation, one per shrink
+     * level (0 = full size), for the current inflation epoch */
+    un_rings  infl[UN_SHRINK_LEVELS];
+    int32_t   infl_epoch[UN_SHRINK_LEVELS];
+} un_island;
+
+typedef struct {
+    int32_t nangles;      /* angles per flip */
+    double *angles;       /* offsets from each island's base angle */
+    int32_t flips;        /* 1 or 2 */
+} un_orients;
+
+/* Island transform for orientation o = angle + nangles * flip: a point p
+ * (relative to the reference point) maps to R(base + angles[a]) F^flip p. */
+void un_orient_matrix(const un_orients *os, const un_island *is, int32_t o, double m[4]);
+
+/* Bounding box on the grid (rounded outwards) of the raw shape of island
+ * `is` at orientation o, shrink factor sigma, grid step q. */
+void un_island_bbox(const un_orients *os, const un_island *is, int32_t o, double sigma, double q,
+                    un_pt *lo, un_pt *hi);
+
+/* ------------------------------------------------------------- nfpcache.c */
+
+typedef struct un_nfpcache un_nfpcache;
+
+typedef struct {
+    int32_t i, k;         /* fixed island, moving island */
+    int32_t fi, fk;       /* their flips */
+    int32_t da;           /* angle index of k minus that of i, mod nangles */
+    int32_t si, sk;       /* shrink levels */
+} un_nfpkey;
+
+typedef struct {
+    un_rings rings;       /* no-fit polygon in island i's frame */
+    un_pt    lo, hi;
+} un_nfpval;
+
+un_nfpcache     *un_nfpcache_new(size_t budget_bytes);
+void             un_nfpcache_free(un_nfpcache *c);
+void             un_nfpcache_clear(un_nfpcache *c);
+/* Entries handed out since the last un_nfpcache_release stay valid. */
+const un_nfpval *un_nfpcache_get(un_nfpcache *c, const un_nfpkey *key);
+un_status        un_nfpcache_put(un_nfpcache *c, const un_nfpkey *key, un_rings *rings,
+                                 const un_nfpval **out);
+void             un_nfpcache_release(un_nfpcache *c);
+size_t           un_nfpcache_bytes(const un_nfpcache *c);
+int64_t          un_nfpcache_hits(const un_nfpcache *c);
+int64_t          un_nfpcache_misses(const un_nfpcache *c);
+
+/* ---------------------------------------------------------------- decode.c */
+
+typedef struct {
+    int32_t placed;       /* 0: not placed (did not fit even shrunk) */
+    int32_t orient;
+    int32_t sigma;        /* shrink level: 0 full size .. UN_SHRINK_LEVELS-1 */
+    un_pt   t;            /* translation of the reference point (grid) */
+    un_pt   lo, hi;       /* inflated bbox in the container (grid) */
+} un_place;
+
+double    un_shrink_factor(int32_t level);
+/* Inflate island `is` at a shrink level for an epoch (no-op if current). */
+un_status un_island_inflate(un_arr *w, un_island *is, int32_t level, int32_t epoch, double q,
+                            int64_t radius);
+/* Append the rings of `in` mapped by m (2x2, row-major) and translated by
+ * off, rounded to the grid; mirrored rings are reversed. */
+un_status un_rings_transform(const un_rings *in, const double m[4], un_pt off, un_rings *out);
+/* Box around the image of box lo..hi under m, translated by off. */
+void      un_bbox_transform(un_pt lo, un_pt hi, const double m[4], un_pt off, un_pt *olo, un_pt *ohi);
+
+/* The engine: one search over one set of islands.  Owned by packer.c;
+ * decode.c places islands, anneal.c searches. */
+typedef struct un_engine {
+    /* problem */
+    un_island  *isl;
+    int32_t     n;
+    un_orients  os;
+    double      tw, th;          /* target width and height (tile units) */
+    double      margin;          /* tile units */
+    double      padding;         /* distance kept from the target border (tile units) */
+    un_frings  *locked;          /* locked islands, tile coordinates relative to the target */
+    int32_t     nlocked;
+    /* grid and scale */
+    double      q;               /* grid step (island units) */
+    double      L;               /* container scale: the target is tw*L by th*L island units */
+    double      L_infl;          /* L the current inflation was made for (>= L) */
+    int32_t     epoch;           /* inflation epoch */
+    int32_t     lstep;           /* bumped whenever L changes (locked obstacles) */
+    int64_t     radius;          /* inflation radius, grid units */
+    un_pt       clo, chi;        /* container on the grid */
+    /* workspaces */
+    un_nfpcache *cache;
+    un_arr      *arr;
+    un_regions   reg;
+    un_seg      *segs;  int32_t cap_segs;
+    un_rings     scratch;        /* transformed obstacles of one placement */
+    un_rings     tmp;            /* a rotated inflated island */
+    un_obstacle *obs;   int32_t cap_obs;
+    un_ring_view *views; int32_t cap_views;
+    /* the sequence: islands in placement order, parameters per island */
+    int32_t    *seq;
+    double     *par;             /* 3 per island: theta, r, f in [0, 1) */
+    un_place   *pl;              /* per position */
+    int32_t     nanneal;         /* positions annealed; the rest are filled */
+    volatile int *cancel;
+} un_engine;
+
+/* Place positions from.. after positions 0..from-1: the annealed ones by
+ * their parameters, then - only when every annealed island fits at full
+ * size - the filler ones.  Sets *waste to the share of the container not
+ * covered (shrunk islands counted at their size) and *complete when every
+ * island is placed at full size. */
+un_status un_decode(un_engine *E, int32_t from, double *waste, int *complete);
+/* Set L and the container; re-inflates islands when L moved below
+ * the inflation by more than the drift allowed. */
+un_status un_engine_set_scale(un_engine *E, double L);
+
+#endif /* UVNEST_ENGINE_H */

@@ -1,0 +1,124 @@
+/*
+ * island.c - islands under the engine's transforms: orientations, bounding
+ * boxes, and the margin-inflated shape on the grid.
+ *
+ * An island is rotated and mirrored about its reference point (the centre
+ * of its bounding box), which keeps grid coordinates small.  The inflated
+ * shape - the simplified outline plus a disk of half the margin and the
+ * slack, as an octagon from outside - is computed once per inflation epoch
+ * and shrink level, at the identity orientation; other orientations rotate
+ * it onto the grid (the disk is rotation invariant, and the slack covers the
+ * rounding).
+ */
+#include "engine.h"
+
+#include <math.h>
+
+void un_orient_matrix(const un_orients *os, const un_island *is, int32_t o, double m[4])
+{
+    int32_t a = o % os->nangles, f = o / os->nangles;
+    double th = is->base + os->angles[a], c = cos(th), s = sin(th);
+    /* R(th) * F^f, F = diag(-1, 1) */
+    m[0] = f ? -c : c;
+    m[1] = -s;
+    m[2] = f ? -s : s;
+    m[3] = c;
+}
+
+void un_island_bbox(const un_orients *os, const un_island *is, int32_t o, double sigma, double q,
+                    un_pt *lo, un_pt *hi)
+{
+    double m[4], lx = HUGE_VAL, ly = HUGE_VAL, hx = -HUGE_VAL, hy = -HUGE_VAL;
+    int32_t i, n = un_frings_npts(&is->shape);
+    un_orient_matrix(os, is, o, m);
+    for (i = 0; i < n; i++) {
+        double x = (is->shape.xy[2 * i] - is->cx) * sigma, y = (is->shape.xy[2 * i + 1] - is->cy) * sigma;
+        double u = m[0] * x + m[1] * y, v = m[2] * x + m[3] * y;
+        if (u < lx) lx = u;
+        if (u > hx) hx = u;
+        if (v < ly) ly = v;
+        if (v > hy) hy = v;
+    }
+    /* outwards, plus one unit for the rounding of the rotation itself */
+    lo->x = (int64_t)floor(lx / q) - 1;
+    lo->y = (int64_t)floor(ly / q) - 1;
+    hi->x = (int64_t)ceil(hx / q) + 1;
+    hi->y = (int64_t)ceil(hy / q) + 1;
+}
+
+double un_shrink_factor(int32_t level)
+{
+    return (double)(UN_SHRINK_LEVELS - level) / UN_SHRINK_LEVELS;
+}
+
+un_status un_island_inflate(un_arr *w, un_island *is, int32_t level, int32_t epoch, double q,
+                            int64_t radius)
+{
+    un_rings grid;
+    un_pt disk[UN_DISK_MAX_SIDES];
+    un_rings dk;
+    int32_t k, i, nd;
+    double sigma = un_shrink_factor(level);
+    un_status s = UN_OK;
+    if (is->infl_epoch[level] == epoch && is->infl[level].nrings) return UN_OK;
+    un_rings_init(&grid);
+    un_rings_init(&dk);
+    for (k = 0; k < is->shape.nrings && s == UN_OK; k++) {
+        int32_t a = is->shape.start[k], n = is->shape.start[k + 1] - a;
+        un_pt *buf = (un_pt *)malloc((size_t)n * sizeof *buf);
+        if (!buf) { s = UN_ENOMEM; break; }
+        for (i = 0; i < n; i++) {
+            buf[i].x = un_llround((is->shape.xy[2 * (a + i)] - is->cx) * sigma / q);
+            buf[i].y = un_llround((is->shape.xy[2 * (a + i) + 1] - is->cy) * sigma / q);
+        }
+        s = un_rings_add(&grid, buf, n);
+        free(buf);
+    }
+    nd = un_disk_polygon(radius, UN_ENGINE_DISK_SIDES, disk);
+    if (s == UN_OK) s = un_rings_add(&dk, disk, nd);
+    if (s == UN_OK) s = un_msum_rings(w, &grid, &dk, 0, &is->infl[level]);
+    if (s == UN_OK) is->infl_epoch[level] = epoch;
+    un_rings_free(&grid);
+    un_rings_free(&dk);
+    return s;
+}
+
+un_status un_rings_transform(const un_rings *in, const double m[4], un_pt off, un_rings *out)
+{
+    /* a mirror reverses orientation: reverse the rings to keep outer rings
+     * counter-clockwise (obstacle rings need winding +1 inside) */
+    int mirror = m[0] * m[3] - m[1] * m[2] < 0;
+    int32_t k, i;
+    un_status s;
+    for (k = 0; k < in->nrings; k++) {
+        int32_t a = in->start[k], n = in->start[k + 1] - a, base = un_rings_npts(out);
+        if ((s = un_rings_add(out, in->pts + a, n)) != UN_OK) return s;
+        for (i = 0; i < n; i++) {
+            const un_pt p = in->pts[a + (mirror ? n - 1 - i : i)];
+            double x = (double)p.x, y = (double)p.y;
+            out->pts[base + i].x = un_llround(m[0] * x + m[1] * y) + off.x;
+            out->pts[base + i].y = un_llround(m[2] * x + m[3] * y) + off.y;
+        }
+    }
+    return UN_OK;
+}
+
+void un_bbox_transform(un_pt lo, un_pt hi, const double m[4], un_pt off, un_pt *olo, un_pt *ohi)
+{
+    double xs[2], ys[2], lx = HUGE_VAL, ly = HUGE_VAL, hx = -HUGE_VAL, hy = -HUGE_VAL;
+    int32_t a, b;
+    xs[0] = (double)lo.x; xs[1] = (double)hi.x;
+    ys[0] = (double)lo.y; ys[1] = (double)hi.y;
+    for (a = 0; a < 2; a++)
+        for (b = 0; b < 2; b++) {
+            double u = m[0] * xs[a] + m[1] * ys[b], v = m[2] * xs[a] + m[3] * ys[b];
+            if (u < lx) lx = u;
+            if (u > hx) hx = u;
+            if (v < ly) ly = v;
+            if (v > hy) hy = v;
+        }
+    olo->x = (int64_t)floor(lx) - 1 + off.x;
+    olo->y = (int64_t)floor(ly) - 1 + off.y;
+    ohi->x = (int64_t)ceil(hx) + 1 + off.x;
+    ohi->y = (int64_t)ceil(hy) + 1 + off.y;
+}

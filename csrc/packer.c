@@ -1,0 +1,535 @@
+/*
+ * packer.c - the public packing interface: islands in, improving layouts
+ * out.
+ *
+ * Start: islands are simplified (conservatively, within a quarter of the
+ * margin), sorted larger first, and the largest are marked for annealing
+ * (the rest are filled around them).  The first layout is the bottom-left
+ * fill (every r = f = 0) at the smallest container, in 8% steps from the
+ * area bound, where everything fits.
+ *
+ * Search: annealing at a container slightly smaller than the best one.
+ * When everything fits, the layout is checked (validate.c) and becomes the
+ * best; the next container is smaller by a step that grows after each
+ * success.  When the search stalls, the step is halved; when it is tiny,
+ * the search restarts from the best layout with a small step and a reheat,
+ * so it keeps improving for as long as it runs.
+ */
+#include "uvnest.h"
+#include "engine.h"
+#include "anneal.h"
+
+#include <math.h>
+
+#define DEFAULT_ANNEAL_MAX 48
+#define ANNEAL_MIN 3
+#define ANNEAL_AREA_SHARE 0.85
+#define VERTS_BUDGET 4000   /* vertices shared by the annealed islands */
+#define VERTS_ANNEALED_MIN 48
+#define VERTS_ANNEALED_MAX 256
+#define VERTS_FILLED 24
+#define MAX_PIECES 4        /* islands in more separate pieces pack as their hull */
+#define STEP_FIRST 0.01
+#define STEP_GROW 1.5
+#define STEP_MAX 0.05
+#define STEP_MIN 0.0005
+
+struct un_packer {
+    un_pack_options opt;
+    double         *angles;
+    un_engine       E;
+    un_anneal       A;
+    un_rng          rng;
+    int32_t         cap_isl, cap_locked, started;
+    /* scale search */
+    double          delta;
+    int64_t         since;        /* moves since the last success or scale change */
+    int64_t         stall;        /* moves allowed without success at one scale */
+    /* best layout */
+    int32_t         have_best;
+    double          best_L;
+    un_transform   *best;
+    double         *best_par;
+    int32_t        *best_seq;
+    un_pack_stats   st;
+};
+
+static un_status grow_islands(un_packer *pk)
+{
+    int32_t n = pk->E.n;
+    un_status s = UN_RESERVE(pk->E.isl, pk->cap_isl, (int64_t)n + 1);
+    if (s == UN_OK) memset(pk->E.isl + n, 0, sizeof *pk->E.isl);
+    return s;
+}
+
+static un_status copy_frings(un_frings *dst, const un_frings *src)
+{
+    int32_t k;
+    un_status s = UN_OK;
+    un_frings_init(dst);
+    for (k = 0; k < src->nrings && s == UN_OK; k++)
+        s = un_frings_add(dst, src->xy + 2 * src->start[k], src->start[k + 1] - src->start[k]);
+    return s;
+}
+
+un_status un_packer_new(const un_pack_options *opt, un_packer **out)
+{
+    un_packer *pk;
+    int32_t i;
+    *out = NULL;
+    if (!opt || !(opt->margin >= 0) || !isfinite(opt->margin) || !(opt->padding >= 0) ||
+        !isfinite(opt->padding) || opt->nangles < 1 || !opt->angles || !(opt->cache_bytes > 0) ||
+        !(opt->target[2] > opt->target[0]) || !(opt->target[3] > opt->target[1]) ||
+        !isfinite(opt->target[0]) || !isfinite(opt->target[1]) || !isfinite(opt->target[2]) ||
+        !isfinite(opt->target[3]))
+        return UN_EINVAL;
+    for (i = 0; i < opt->nangles; i++)
+        if (!isfinite(opt->angles[i])) return UN_EINVAL;
+    if (!(pk = (un_packer *)calloc(1, sizeof *pk))) return UN_ENOMEM;
+    pk->opt = *opt;
+    pk->angles = (double *)malloc((size_t)opt->nangles * sizeof *pk->angles);
+    pk->E.cache = un_nfpcache_new((size_t)opt->cache_bytes);
+    pk->E.arr = un_arr_new();
+    if (!pk->angles || !pk->E.cache || !pk->E.arr) { un_packer_free(pk); return UN_ENOMEM; }
+    memcpy(pk->angles, opt->angles, (size_t)opt->nangles * sizeof *pk->angles);
+    pk->opt.angles = pk->angles;
+    pk->E.os.nangles = opt->nangles;
+    pk->E.os.angles = pk->angles;
+    pk->E.os.flips = opt->flip ? 2 : 1;
+    pk->E.tw = opt->target[2] - opt->target[0];
+    pk->E.th = opt->target[3] - opt->target[1];
+    pk->E.margin = opt->margin;
+    pk->E.padding = opt->padding;
+    un_rng_seed(&pk->rng, opt->seed, 0x5eed);
+    *out = pk;
+    return UN_OK;
+}
+
+void un_packer_free(un_packer *pk)
+{
+    int32_t i, l;
+    if (!pk) return;
+    for (i = 0; i < pk->E.n; i++) {
+        un_frings_free(&pk->E.isl[i].outline);
+        un_frings_free(&pk->E.isl[i].shape);
+        for (l = 0; l < UN_SHRINK_LEVELS; l++) un_rings_free(&pk->E.isl[i].infl[l]);
+    }
+    for (i = 0; i < pk->E.nlocked; i++) un_frings_free(pk->E.locked + i);
+    free(pk->E.isl);
+    free(pk->E.locked);
+    un_nfpcache_free(pk->E.cache);
+    un_arr_free(pk->E.arr);
+    un_regions_free(&pk->E.reg);
+    free(pk->E.segs);
+    un_rings_free(&pk->E.scratch);
+    un_rings_free(&pk->E.tmp);
+    free(pk->E.obs);
+    free(pk->E.views);
+    free(pk->E.seq);
+    free(pk->E.par);
+    free(pk->E.pl);
+    un_anneal_free(&pk->A);
+    free(pk->best);
+    free(pk->best_par);
+    free(pk->best_seq);
+    free(pk->angles);
+    free(pk);
+}
+
+un_status un_packer_add_island(un_packer *pk, const un_frings *outline, double area)
+{
+    un_island *is;
+    double lo[2] = {HUGE_VAL, HUGE_VAL}, hi[2] = {-HUGE_VAL, -HUGE_VAL};
+    un_status s;
+    if (pk->started || outline->nrings < 1 || !(area > 0) || !isfinite(area)) return UN_EINVAL;
+    if ((s = un_frings_bbox(outline, lo, hi)) != UN_OK) return s;
+    if ((s = grow_islands(pk)) != UN_OK) return s;
+    is = pk->E.isl + pk->E.n;
+    if ((s = copy_frings(&is->outline, outline)) != UN_OK) { un_frings_free(&is->outline); return s; }
+    is->area = area;
+    pk->E.n++;
+    return UN_OK;
+}
+
+un_status un_packer_add_locked(un_packer *pk, const un_frings *outline)
+{
+    double lo[2] = {HUGE_VAL, HUGE_VAL}, hi[2] = {-HUGE_VAL, -HUGE_VAL};
+    un_frings *f;
+    int32_t i, np;
+    un_status s;
+    if (pk->started || outline->nrings < 1) return UN_EINVAL;
+    if ((s = un_frings_bbox(outline, lo, hi)) != UN_OK) return s;
+    if ((s = UN_RESERVE(pk->E.locked, pk->cap_locked, (int64_t)pk->E.nlocked + 1)) != UN_OK) return s;
+    f = pk->E.locked + pk->E.nlocked;
+    if ((s = copy_frings(f, outline)) != UN_OK) { un_frings_free(f); return s; }
+    /* stored relative to the target's corner */
+    np = un_frings_npts(f);
+    for (i = 0; i < np; i++) {
+        f->xy[2 * i] -= pk->opt.target[0];
+        f->xy[2 * i + 1] -= pk->opt.target[1];
+    }
+    pk->E.nlocked++;
+    return UN_OK;
+}
+
+/* ------------------------------------------------------------ preparing */
+
+static int cmp_area(int32_t a, int32_t b, const void *ctx)
+{
+    const un_island *is = (const un_island *)ctx;
+    if (is[a].area != is[b].area) return is[a].area > is[b].area ? -1 : 1;
+    return a < b ? -1 : (a > b);
+}
+
+/* Angle that turns the island's minimal-area bounding rectangle axis
+ * aligned (rotating calipers over the hull of its points). */
+static double min_rect_angle(const un_frings *f)
+{
+    int32_t n = un_frings_npts(f), i, k;
+    double best = HUGE_VAL, angle = 0;
+    /* every edge direction of the (simplified, small) shape is tried: the
+     * hull's edges are among them, and one of those is optimal */
+    for (i = 0; i < n; i++) {
+        const double *a = f->xy + 2 * i, *b = f->xy + 2 * ((i + 1) % n);
+        double dx = b[0] - a[0], dy = b[1] - a[1], len = hypot(dx, dy), c, s;
+        double lx = HUGE_VAL, hx = -HUGE_VAL, ly = HUGE_VAL, hy = -HUGE_VAL, area;
+        if (len == 0) continue;
+        c = dx / len;
+        s = dy / len;
+        for (k = 0; k < n; k++) {
+            double u = c * f->xy[2 * k] + s * f->xy[2 * k + 1];
+            double v = -s * f->xy[2 * k] + c * f->xy[2 * k + 1];
+            if (u < lx) lx = u;
+            if (u > hx) hx = u;
+            if (v < ly) ly = v;
+            if (v > hy) hy = v;
+        }
+        area = (hx - lx) * (hy - ly);
+        if (area < best * (1 - 1e-9)) { best = area; angle = -atan2(dy, dx); }
+    }
+    return angle;
+}
+
+/* Side of the bounding square of the shape turned by angle a. */
+static double square_side(const un_frings *f, double a)
+{
+    int32_t n = un_frings_npts(f), k;
+    double c = cos(a), s = sin(a), lx = HUGE_VAL, hx = -HUGE_VAL, ly = HUGE_VAL, hy = -HUGE_VAL;
+    for (k = 0; k < n; k++) {
+        double u = c * f->xy[2 * k] - s * f->xy[2 * k + 1], v = s * f->xy[2 * k] + c * f->xy[2 * k + 1];
+        if (u < lx) lx = u;
+        if (u > hx) hx = u;
+        if (v < ly) ly = v;
+        if (v > hy) hy = v;
+    }
+    return hx - lx > hy - ly ? hx - lx : hy - ly;
+}
+
+/* Angle that minimizes the island's bounding square: a scan in 0.25 degree
+ * steps over a quarter turn, then golden-section refinement.  For a lone
+ * island this is the best orientation there is. */
+static double min_square_angle(const un_frings *f)
+{
+    const double quarter = 1.5707963267948966, step = quarter / 360, g = 0.6180339887498949;
+    double best = 0, side = HUGE_VAL, a, b, x1, x2, f1, f2;
+    int32_t i;
+    for (i = 0; i < 360; i++) {
+        double t = square_side(f, i * step);
+        if (t < side) { side = t; best = i * step; }
+    }
+    a = best - step;
+    b = best + step;
+    x1 = b - g * (b - a);
+    x2 = a + g * (b - a);
+    f1 = square_side(f, x1);
+    f2 = square_side(f, x2);
+    for (i = 0; i < 40; i++) {
+        if (f1 < f2) { b = x2; x2 = x1; f2 = f1; x1 = b - g * (b - a); f1 = square_side(f, x1); }
+        else { a = x1; x1 = x2; f1 = f2; x2 = a + g * (b - a); f2 = square_side(f, x2); }
+    }
+    a = 0.5 * (a + b);
+    return square_side(f, a) < side ? a : best;
+}
+
+static un_status prepare(un_packer *pk, double L_area)
+{
+    un_engine *E = &pk->E;
+    int32_t i, *tmp;
+    double ext = (E->tw > E->th ? E->tw : E->th) * L_area, min_hole;
+    un_status s = UN_OK;
+    E->seq = (int32_t *)malloc((size_t)E->n * sizeof *E->seq);
+    E->par = (double *)calloc(3 * (size_t)E->n, sizeof *E->par);
+    E->pl = (un_place *)calloc((size_t)E->n, sizeof *E->pl);
+    pk->best = (un_transform *)calloc((size_t)E->n, sizeof *pk->best);
+    pk->best_par = (double *)calloc(3 * (size_t)E->n, sizeof *pk->best_par);
+    pk->best_seq = (int32_t *)calloc((size_t)E->n, sizeof *pk->best_seq);
+    tmp = (int32_t *)malloc((size_t)E->n * sizeof *tmp);
+    if (!E->seq || !E->par || !E->pl || !pk->best || !pk->best_par || !pk->best_seq || !tmp) {
+        free(tmp);
+        return UN_ENOMEM;
+    }
+    for (i = 0; i < E->n; i++) E->seq[i] = i;
+    un_sort_idx(E->seq, E->n, cmp_area, E->isl, tmp);
+    free(tmp);
+    /* anneal the islands that decide the scale: the largest ones, until
+     * they hold most of the area; fill the rest around them */
+    {
+        double total = 0, acc = 0;
+        int32_t cap = pk->opt.anneal_max > 0 ? pk->opt.anneal_max : DEFAULT_ANNEAL_MAX;
+        for (i = 0; i < E->n; i++) total += E->isl[i].area;
+        for (E->nanneal = 0; E->nanneal < E->n && E->nanneal < cap; E->nanneal++) {
+            if (E->nanneal >= ANNEAL_MIN && acc >= ANNEAL_AREA_SHARE * total) break;
+            acc += E->isl[E->seq[E->nanneal]].area;
+        }
+    }
+    /* the grid: the area-bound container is 2^UN_GRID_BITS units across */
+    E->q = ext / (double)((int64_t)1 << UN_GRID_BITS);
+    /* a hole thinner than the thinnest island (plus a margin each side)
+     * can hold nothing */
+    min_hole = HUGE_VAL;
+    for (i = 0; i < E->n; i++) {
+        double lo[2] = {HUGE_VAL, HUGE_VAL}, hi[2] = {-HUGE_VAL, -HUGE_VAL}, side;
+        un_frings_bbox(&E->isl[i].outline, lo, hi);
+        side = hi[0] - lo[0] < hi[1] - lo[1] ? hi[0] - lo[0] : hi[1] - lo[1];
+        if (side < min_hole) min_hole = side;
+    }
+    min_hole = 0.5 * min_hole + E->margin * L_area;
+    for (i = 0; i < E->n && s == UN_OK; i++) {
+        int32_t k = E->seq[i], cap = VERTS_BUDGET / E->nanneal;
+        un_island *is = E->isl + k;
+        double used, lo[2] = {HUGE_VAL, HUGE_VAL}, hi[2] = {-HUGE_VAL, -HUGE_VAL};
+        /* conservative simplification within a quarter of the margin; the
+         * vertex cap keeps no-fit polygons affordable */
+        double tol = 0.25 * E->margin * L_area;
+        if (tol < 2e-4 * ext) tol = 2e-4 * ext;
+        if (cap < VERTS_ANNEALED_MIN) cap = VERTS_ANNEALED_MIN;
+        if (cap > VERTS_ANNEALED_MAX) cap = VERTS_ANNEALED_MAX;
+        s = un_simplify_pieces(&is->outline, tol, i < E->nanneal ? cap : VERTS_FILLED, MAX_PIECES, min_hole,
+                               &is->shape, &used);
+        if (s != UN_OK) break;
+        un_frings_bbox(&is->shape, lo, hi);
+        is->cx = 0.5 * (lo[0] + hi[0]);
+        is->cy = 0.5 * (lo[1] + hi[1]);
+        /* a lone island: the orientation of its smallest bounding square;
+         * several: that of the smallest bounding rectangle, which lines up
+         * straight edges with their neighbours' */
+        is->base = !pk->opt.align ? 0 : E->n == 1 ? min_square_angle(&is->shape) : min_rect_angle(&is->shape);
+    }
+    if (s == UN_OK) s = un_anneal_init(&pk->A, E->n);
+    return s;
+}
+
+/* ------------------------------------------------------------ best layout */
+
+/* Tile-space outline of island k under transform t. */
+static un_status place_outline(const un_island *is, const un_transform *t, un_frings *out)
+{
+    double c = cos(t->angle), s = sin(t->angle);
+    int32_t i, n;
+    un_status st = copy_frings(out, &is->outline);
+    if (st != UN_OK) return st;
+    n = un_frings_npts(out);
+    for (i = 0; i < n; i++) {
+        double x = out->xy[2 * i], y = out->xy[2 * i + 1];
+        if (t->flip) x = -x;
+        out->xy[2 * i] = t->scale * (c * x - s * y) + t->tx;
+        out->xy[2 * i + 1] = t->scale * (s * x + c * y) + t->ty;
+    }
+    return UN_OK;
+}
+
+static void transforms_of(const un_packer *pk, un_transform *out)
+{
+    const un_engine *E = &pk->E;
+    int32_t p;
+    for (p = 0; p < E->n; p++) {
+        int32_t k = E->seq[p];
+        const un_place *q = E->pl + p;
+        const un_island *is = E->isl + k;
+        double m[4], inv = 1 / E->L, cx, cy;
+        un_orient_matrix(&E->os, is, q->orient, m);
+        /* tile = target corner + (M (p - c) + t q) / L */
+        cx = m[0] * is->cx + m[1] * is->cy;
+        cy = m[2] * is->cx + m[3] * is->cy;
+        out[k].angle = is->base + E->os.angles[q->orient % E->os.nangles];
+        out[k].flip = q->orient / E->os.nangles;
+        out[k].scale = inv;
+        out[k].tx = pk->opt.target[0] + ((double)q->t.x * E->q - cx) * inv;
+        out[k].ty = pk->opt.target[1] + ((double)q->t.y * E->q - cy) * inv;
+    }
+}
+
+/* Check the current complete layout; on success make it the best. */
+static un_status accept_layout(un_packer *pk, int *improved)
+{
+    un_engine *E = &pk->E;
+    int32_t n = E->n + E->nlocked, i, bad_a, bad_b;
+    un_transform *t = (un_transform *)malloc((size_t)E->n * sizeof *t);
+    un_frings *polys = (un_frings *)calloc((size_t)n + 1, sizeof *polys);
+    double cover = 0;
+    un_status s = UN_OK;
+    if (!t || !polys) { s = UN_ENOMEM; goto done; }
+    transforms_of(pk, t);
+    for (i = 0; i < E->n && s == UN_OK; i++) s = place_outline(E->isl + i, t + i, polys + i);
+    for (i = 0; i < E->nlocked && s == UN_OK; i++) {
+        int32_t k, np;
+        s = copy_frings(polys + E->n + i, E->locked + i);
+        np = un_frings_npts(polys + E->n + i);
+        for (k = 0; k < np; k++) {
+            polys[E->n + i].xy[2 * k] += pk->opt.target[0];
+            polys[E->n + i].xy[2 * k + 1] += pk->opt.target[1];
+        }
+    }
+    if (s != UN_OK) goto done;
+    if ((s = un_validate_layout(polys, n, E->nlocked, E->margin, pk->opt.target, &bad_a, &bad_b)) != UN_OK)
+        goto done;
+    if (bad_a >= 0) {
+        /* the engine produced a layout that breaks the rules: never hand it
+         * out; counted so that tests can catch it */
+        pk->st.rejected++;
+        goto done;
+    }
+    memcpy(pk->best, t, (size_t)E->n * sizeof *t);
+    memcpy(pk->best_par, E->par, 3 * (size_t)E->n * sizeof *E->par);
+    memcpy(pk->best_seq, E->seq, (size_t)E->n * sizeof *E->seq);
+    pk->best_L = E->L;
+    pk->have_best = 1;
+    for (i = 0; i < E->n; i++) cover += E->isl[i].area;
+    pk->st.coverage = cover / (E->L * E->L * E->tw * E->th);
+    pk->st.scale = 1 / E->L;
+    pk->st.layouts++;
+    *improved = 1;
+done:
+    for (i = 0; polys && i < n; i++) un_frings_free(polys + i);
+    free(polys);
+    free(t);
+    return s;
+}
+
+/* --------------------------------------------------------------- search */
+
+static un_status decode_all(un_packer *pk, int *complete)
+{
+    double waste;
+    un_status s = un_decode(&pk->E, 0, &waste, complete);
+    if (s == UN_OK) pk->A.cost = waste;
+    return s;
+}
+
+static un_status try_scale(un_packer *pk, double L)
+{
+    int complete;
+    un_status s = un_engine_set_scale(&pk->E, L);
+    if (s == UN_OK) s = decode_all(pk, &complete);
+    pk->since = 0;
+    un_anneal_reheat(&pk->A);
+    return s;
+}
+
+/* Bottom-left fill at scale L: does everything fit, and is it valid? */
+static un_status first_fill(un_packer *pk, double L, int *ok)
+{
+    int complete = 0;
+    un_status s = un_engine_set_scale(&pk->E, L);
+    *ok = 0;
+    if (s == UN_ERANGE) return UN_ENOFIT;
+    if (s == UN_OK) s = decode_all(pk, &complete);
+    if (s == UN_OK && complete) s = accept_layout(pk, ok);
+    return s;
+}
+
+un_status un_packer_start(un_packer *pk, volatile int *cancel)
+{
+    un_engine *E = &pk->E;
+    double total = 0, L_area, lo, hi;
+    int32_t i, tries;
+    int ok = 0;
+    un_status s;
+    if (pk->started) return UN_OK;
+    if (E->n == 0) return UN_EINVAL;
+    E->cancel = cancel;
+    for (i = 0; i < E->n; i++) total += E->isl[i].area;
+    L_area = sqrt(total / (E->tw * E->th));
+    if ((s = prepare(pk, L_area)) != UN_OK) return s;
+    pk->started = 1;
+    /* first layout: the bottom-left fill (every r = f = 0) at the smallest
+     * container found by growing from the area bound in 10% steps and then
+     * bisecting down to a quarter percent */
+    lo = L_area;
+    hi = L_area * 1.02;
+    for (tries = 0; tries < 200; tries++, lo = hi, hi *= 1.1) {
+        if ((s = first_fill(pk, hi, &ok)) != UN_OK) return s;
+        if (ok) break;
+    }
+    if (!pk->have_best) return UN_ENOFIT;
+    while (hi - lo > 0.0025 * hi) {
+        double mid = 0.5 * (lo + hi);
+        if ((s = first_fill(pk, mid, &ok)) != UN_OK) return s;
+        if (ok) hi = mid; else lo = mid;
+    }
+    /* annealing: the reheat temperature accepts losing a typical island's
+     * share of the container about one time in three */
+    pk->A.T0 = 0.9 * pk->st.coverage / E->nanneal;
+    pk->stall = 60 + 12 * (int64_t)E->nanneal;
+    pk->A.alpha = exp(log(0.02) / (double)pk->stall);
+    pk->delta = STEP_FIRST;
+    return try_scale(pk, pk->best_L * (1 - pk->delta));
+}
+
+static un_status on_success(un_packer *pk, int *improved)
+{
+    un_status s = accept_layout(pk, improved);
+    if (s != UN_OK) return s;
+    pk->delta *= STEP_GROW;
+    if (pk->delta > STEP_MAX) pk->delta = STEP_MAX;
+    return try_scale(pk, pk->best_L * (1 - pk->delta));
+}
+
+static un_status on_stall(un_packer *pk)
+{
+    pk->delta *= 0.5;
+    if (pk->delta < STEP_MIN) {
+        /* restart from the best layout, a little smaller, hot */
+        memcpy(pk->E.par, pk->best_par, 3 * (size_t)pk->E.n * sizeof *pk->E.par);
+        memcpy(pk->E.seq, pk->best_seq, (size_t)pk->E.n * sizeof *pk->E.seq);
+        pk->delta = 4 * STEP_MIN;
+    }
+    return try_scale(pk, pk->best_L * (1 - pk->delta));
+}
+
+un_status un_packer_run(un_packer *pk, int64_t moves, volatile int *cancel, int *improved)
+{
+    int64_t i;
+    un_status s = UN_OK;
+    *improved = 0;
+    if (!pk->started) return UN_EINVAL;
+    pk->E.cancel = cancel;
+    for (i = 0; i < moves && s == UN_OK; i++) {
+        int complete = 0;
+        if (cancel && *cancel) return UN_ECANCELLED;
+        if (pk->since >= pk->stall) { s = on_stall(pk); continue; }
+        s = un_anneal_move(&pk->E, &pk->A, &pk->rng, &complete);
+        pk->since++;
+        pk->st.moves++;
+        if (s == UN_OK && complete) s = on_success(pk, improved);
+    }
+    return s;
+}
+
+int un_packer_best(const un_packer *pk, un_transform *out)
+{
+    if (!pk->have_best) return 0;
+    memcpy(out, pk->best, (size_t)pk->E.n * sizeof *out);
+    return 1;
+}
+
+void un_packer_stats(const un_packer *pk, un_pack_stats *st)
+{
+    *st = pk->st;
+    st->cache_bytes = un_nfpcache_bytes(pk->E.cache);
+    st->cache_hits = un_nfpcache_hits(pk->E.cache);
+    st->cache_misses = un_nfpcache_misses(pk->E.cache);
+    st->annealed = pk->E.nanneal;
+    st->trying = pk->E.L > 0 ? 1 / pk->E.L : 0;
+    st->waste = pk->A.cost;
+}
