@@ -125,10 +125,76 @@ static int cfr_free_at(void *vctx, un_pt base, int64_t dx, int64_t dy, int64_t n
     return 1;
 }
 
+/* ---- clipping, for the engine's small windows ----------------------------
+ * Parts of an obstacle far outside the rectangle cost time but do not
+ * change the free set inside it.  A ring is clipped (Sutherland-Hodgman) to
+ * the rectangle grown by CLIP_PAD; the clipped ring has the same winding
+ * inside that rectangle.  New vertices on the clip lines are rounded to the
+ * grid, which tilts the clipped edges by at most half a unit where they
+ * enter the rectangle: within the engine's slack, so only the engine asks
+ * for clipping. */
+#define CLIP_PAD 8
+
+static int32_t clip_half(const un_pt *in, int32_t n, un_pt *out, int axis, int64_t v, int keep_above)
+{
+    int32_t i, m = 0;
+    for (i = 0; i < n; i++) {
+        un_pt a = in[i], b = in[(i + 1) % n];
+        int64_t av = axis ? a.y : a.x, bv = axis ? b.y : b.x;
+        int ain = keep_above ? av >= v : av <= v, bin = keep_above ? bv >= v : bv <= v;
+        if (ain) out[m++] = a;
+        if (ain != bin) {
+            double t = (double)(v - av) / (double)(bv - av);
+            un_pt c;
+            if (axis) { c.y = v; c.x = un_llround((double)a.x + t * (double)(b.x - a.x)); }
+            else { c.x = v; c.y = un_llround((double)a.y + t * (double)(b.y - a.y)); }
+            out[m++] = c;
+        }
+    }
+    return m;
+}
+
+/* Clip ring p (n points) to the box; result in buf (capacity 2n + 8). */
+static int32_t clip_ring(const un_pt *p, int32_t n, un_pt lo, un_pt hi, un_pt *buf, un_pt *tmp)
+{
+    int32_t m = n;
+    memcpy(buf, p, (size_t)n * sizeof *p);
+    m = clip_half(buf, m, tmp, 0, lo.x, 1);
+    m = clip_half(tmp, m, buf, 0, hi.x, 0);
+    m = clip_half(buf, m, tmp, 1, lo.y, 1);
+    m = clip_half(tmp, m, buf, 1, hi.y, 0);
+    return m;
+}
+
+/* Is box lo..hi strictly inside the convex ring p (counter-clockwise)? */
+static int box_inside_convex(const un_pt *p, int32_t n, un_pt off, un_pt lo, un_pt hi)
+{
+    int32_t i, c;
+    un_pt q[4];
+    q[0] = lo; q[2] = hi;
+    q[1].x = hi.x; q[1].y = lo.y;
+    q[3].x = lo.x; q[3].y = hi.y;
+    for (i = 0; i < n; i++) {
+        un_pt a = p[i], b = p[(i + 1) % n], d = p[(i + 2) % n];
+        a.x += off.x; a.y += off.y; b.x += off.x; b.y += off.y; d.x += off.x; d.y += off.y;
+        if (un_orient(a, b, d) <= 0) return 0; /* not convex (or degenerate) */
+        for (c = 0; c < 4; c++)
+            if (un_orient(a, b, q[c]) <= 0) return 0;
+    }
+    return 1;
+}
+
 un_status un_cfr_loops(un_arr *w, const un_rings *container, un_pt lo, un_pt hi,
                        const un_obstacle *obs, int32_t nobs, un_seg **segs, int32_t *cap)
 {
-    int32_t nseg = 0, i, k, j;
+    return un_cfr_loops_clip(w, container, lo, hi, obs, nobs, 0, segs, cap);
+}
+
+un_status un_cfr_loops_clip(un_arr *w, const un_rings *container, un_pt lo, un_pt hi,
+                            const un_obstacle *obs, int32_t nobs, int clip, un_seg **segs, int32_t *cap)
+{
+    int32_t nseg = 0, i, k, j, cap_buf = 0;
+    un_pt *buf = NULL, clo, chi;
     cfr_ctx ctx;
     un_verifier vf;
     un_status s;
@@ -139,6 +205,19 @@ un_status un_cfr_loops(un_arr *w, const un_rings *container, un_pt lo, un_pt hi,
     ctx.nobs = nobs;
     vf.free_at = cfr_free_at;
     vf.ctx = &ctx;
+    clip = clip && !container;
+    clo.x = lo.x - CLIP_PAD; clo.y = lo.y - CLIP_PAD;
+    chi.x = hi.x + CLIP_PAD; chi.y = hi.y + CLIP_PAD;
+    if (clip) {
+        /* a window inside one convex obstacle has no free point */
+        for (i = 0; i < nobs; i++) {
+            const un_rings *r = obs[i].rings;
+            if (obs[i].r1 - obs[i].r0 == 1 &&
+                box_inside_convex(r->pts + r->start[obs[i].r0], r->start[obs[i].r0 + 1] - r->start[obs[i].r0],
+                                  obs[i].off, lo, hi))
+                return un_arr_run(w, NULL, 0, UN_SEL_FREE, NULL);
+        }
+    }
     if (container) {
         if ((s = un_segs_from_rings(segs, &nseg, cap, container, 0, 1, 0)) != UN_OK) return s;
     } else {
@@ -162,26 +241,44 @@ un_status un_cfr_loops(un_arr *w, const un_rings *container, un_pt lo, un_pt hi,
         if (!container && (obs[i].lo.x + obs[i].off.x >= hi.x || obs[i].hi.x + obs[i].off.x <= lo.x ||
                            obs[i].lo.y + obs[i].off.y >= hi.y || obs[i].hi.y + obs[i].off.y <= lo.y))
             continue;
-        if ((s = un_reserve((void **)segs, cap, (int64_t)nseg + r->start[obs[i].r1] - r->start[obs[i].r0],
-                            sizeof **segs)) != UN_OK)
-            return s;
         for (k = obs[i].r0; k < obs[i].r1; k++) {
             int32_t a = r->start[k], m = r->start[k + 1] - a;
+            const un_pt *p = r->pts + a;
+            if (clip) {
+                /* input, then two work areas: each clip stage at most
+                 * doubles the count, so 16m + 16 covers all four */
+                int32_t room = 16 * m + 16;
+                if ((s = un_reserve((void **)&buf, &cap_buf, m + 2 * (int64_t)room, sizeof *buf)) != UN_OK)
+                    goto done;
+                for (j = 0; j < m; j++) {
+                    buf[j].x = p[j].x + obs[i].off.x;
+                    buf[j].y = p[j].y + obs[i].off.y;
+                }
+                p = buf + m;
+                m = clip_ring(buf, m, clo, chi, buf + m, buf + m + room);
+            }
+            if ((s = un_reserve((void **)segs, cap, (int64_t)nseg + m, sizeof **segs)) != UN_OK) goto done;
             for (j = 0; j < m; j++) {
                 un_seg *g = *segs + nseg++;
-                g->a.x = r->pts[a + j].x + obs[i].off.x;
-                g->a.y = r->pts[a + j].y + obs[i].off.y;
-                g->b.x = r->pts[a + (j + 1) % m].x + obs[i].off.x;
-                g->b.y = r->pts[a + (j + 1) % m].y + obs[i].off.y;
+                un_pt off = clip ? (un_pt){0, 0} : obs[i].off;
+                g->a.x = p[j].x + off.x;
+                g->a.y = p[j].y + off.y;
+                g->b.x = p[(j + 1) % m].x + off.x;
+                g->b.y = p[(j + 1) % m].y + off.y;
                 g->ws = 1;
                 g->wc = 0;
             }
         }
     }
+    free(buf);
+    buf = NULL;
     if ((s = un_arr_run(w, *segs, nseg, UN_SEL_FREE, &vf)) != UN_OK) return s;
     /* a one-point IFP has no segment to carry it */
     if (!container && lo.x == hi.x && lo.y == hi.y && cfr_free_at(&ctx, lo, 0, 0, 0, 1))
         s = un_arr_add_point(w, lo);
+    return s;
+done:
+    free(buf);
     return s;
 }
 

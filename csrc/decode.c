@@ -189,7 +189,7 @@ static un_status try_place(un_engine *E, int32_t p, const int32_t *cand, int32_t
     un_status s;
     *found = 0;
     s = gather(E, p, cand, nc, k, o, level, wlo, whi, &nobs);
-    if (s == UN_OK) s = un_cfr_loops(E->arr, NULL, wlo, whi, E->obs, nobs, &E->segs, &E->cap_segs);
+    if (s == UN_OK) s = un_cfr_loops_clip(E->arr, NULL, wlo, whi, E->obs, nobs, 1, &E->segs, &E->cap_segs);
     if (s == UN_OK) s = un_regions_build(E->arr, &E->reg);
     un_nfpcache_release(E->cache);
     if (s != UN_OK || (m = E->reg.nregions) == 0) return s;
@@ -327,38 +327,73 @@ static void index_free(cell_index *ci)
     free(ci->head); free(ci->next); free(ci->pos); free(ci->stamp); free(ci->cand);
 }
 
-/* A filler position: leftmost free point, scanning windows column by
- * column; in the first column with any free point, the leftmost of them
- * is the leftmost of the whole inner-fit rectangle. */
-static un_status place_filler(un_engine *E, cell_index *ci, int32_t p)
+/* Windows of translation space for the filler, fixed for one fill pass,
+ * with what failed in each (the layout only fills up during a pass): the
+ * smallest island that found no room there, and how many did.  A window is
+ * skipped for islands no smaller, and for everyone once WINDOW_DEAD islands
+ * in a row failed there.  Skipping is a heuristic for the small islands: it
+ * can only cost density, never validity. */
+#define WINDOW_DEAD 4
+
+typedef struct {
+    int32_t  g;                  /* windows per side */
+    int64_t  ww, wh;             /* window size */
+    int64_t *fail;  int32_t cap_fail;   /* 3 per window: width, height (-1: none), failures */
+} windows;
+
+/* A filler position: the leftmost free point.  Windows are scanned column by
+ * column; in the first column with a free point, the leftmost of its
+ * windows' free points is the leftmost of the whole inner-fit rectangle
+ * (up to the windows skipped: an island no smaller in area, and no smaller
+ * in at least one direction, than one that failed there). */
+static un_status place_filler(un_engine *E, cell_index *ci, windows *wd, int32_t p)
 {
-    int32_t k = E->seq[p], o = orientation(E, E->par[3 * k]);
+    int32_t k = E->seq[p], o = orientation(E, E->par[3 * k]), c, r;
     un_pt ilo, ihi, klo, khi, best = {0, 0};
-    int64_t ww, wh, x, y;
+    int64_t kw, kh;
     int have = 0;
     un_status s;
     E->pl[p].placed = 0;
     if (!ifp(E, k, o, 0, &ilo, &ihi)) return UN_OK;
     infl_box(E, k, o, 0, &klo, &khi);
-    ww = 3 * (khi.x - klo.x);
-    wh = 3 * (khi.y - klo.y);
-    if (ww < (ihi.x - ilo.x) / 32 + 1) ww = (ihi.x - ilo.x) / 32 + 1;
-    if (wh < (ihi.y - ilo.y) / 32 + 1) wh = (ihi.y - ilo.y) / 32 + 1;
-    for (x = ilo.x; x <= ihi.x && !have; x += ww + 1) {
-        for (y = ilo.y; y <= ihi.y; y += wh + 1) {
+    kw = khi.x - klo.x;
+    kh = khi.y - klo.y;
+    for (c = 0; c < wd->g && !have; c++) {
+        int64_t x0 = E->clo.x + c * wd->ww, x1 = x0 + wd->ww;
+        if (x1 < ilo.x || x0 > ihi.x) continue;
+        for (r = 0; r < wd->g; r++) {
+            int64_t y0 = E->clo.y + r * wd->wh, y1 = y0 + wd->wh, *fw = wd->fail + 3 * ((int64_t)c * wd->g + r);
             un_pt wlo, whi, qlo, qhi, t;
             int32_t nc;
             int found;
+            if (y1 < ilo.y || y0 > ihi.y) continue;
+            if (fw[2] >= WINDOW_DEAD || (fw[0] >= 0 && kw * kh >= fw[0] * fw[1] && (kw >= fw[0] || kh >= fw[1])))
+                continue;
             if (E->cancel && *E->cancel) return UN_ECANCELLED;
-            wlo.x = x; wlo.y = y;
-            whi.x = x + ww < ihi.x ? x + ww : ihi.x;
-            whi.y = y + wh < ihi.y ? y + wh : ihi.y;
+            wlo.x = x0 > ilo.x ? x0 : ilo.x;
+            wlo.y = y0 > ilo.y ? y0 : ilo.y;
+            whi.x = x1 < ihi.x ? x1 : ihi.x;
+            whi.y = y1 < ihi.y ? y1 : ihi.y;
+            /* rows above a free point can only win further left */
+            if (have) {
+                if (best.x <= wlo.x) break;
+                whi.x = best.x - 1;
+            }
             /* placed boxes that can reach the window: it grown by k's box */
             qlo.x = wlo.x + klo.x; qlo.y = wlo.y + klo.y;
             qhi.x = whi.x + khi.x; qhi.y = whi.y + khi.y;
             if ((s = index_query(ci, E, qlo, qhi, &nc)) != UN_OK) return s;
             if ((s = try_place(E, p, ci->cand, nc, k, o, 0, wlo, whi, 0, 0, &t, &found)) != UN_OK) return s;
-            if (found && (!have || t.x < best.x || (t.x == best.x && t.y < best.y))) {
+            if (!found) {
+                /* only a failure over the whole window says it is full */
+                if (!have) {
+                    if (fw[0] < 0 || kw * kh < fw[0] * fw[1]) { fw[0] = kw; fw[1] = kh; }
+                    fw[2]++;
+                }
+                continue;
+            }
+            fw[2] = 0;
+            if (!have || t.x < best.x || (t.x == best.x && t.y < best.y)) {
                 best = t;
                 have = 1;
             }
@@ -374,9 +409,12 @@ static un_status place_filler(un_engine *E, cell_index *ci, int32_t p)
 static un_status fill(un_engine *E, int32_t from, int32_t to)
 {
     cell_index ci;
+    windows wd;
     int32_t p, g = 64;
+    int64_t side = E->chi.x - E->clo.x, size = 0;
     un_status s = UN_OK;
     memset(&ci, 0, sizeof ci);
+    memset(&wd, 0, sizeof wd);
     ci.g = g;
     ci.cw = (E->chi.x - E->clo.x) / g + 1;
     ci.ch = (E->chi.y - E->clo.y) / g + 1;
@@ -386,9 +424,33 @@ static un_status fill(un_engine *E, int32_t from, int32_t to)
     memset(ci.stamp, 0, (size_t)E->n * sizeof *ci.stamp);
     for (p = 0; p < from && s == UN_OK; p++)
         if (E->pl[p].placed) s = index_add(&ci, E, p);
-    for (p = from; p < to && s == UN_OK; p++) s = place_filler(E, &ci, p);
+    /* windows about three times the typical (median) filler across */
+    {
+        int32_t mid = from + (to - from) / 2;
+        un_pt lo, hi;
+        infl_box(E, E->seq[mid], 0, 0, &lo, &hi);
+        size = (hi.x - lo.x) > (hi.y - lo.y) ? hi.x - lo.x : hi.y - lo.y;
+    }
+    wd.g = (int32_t)(side / (3 * (size > 0 ? size : 1)) + 1);
+    if (wd.g < 2) wd.g = 2;
+    if (wd.g > 96) wd.g = 96;
+    wd.ww = (E->chi.x - E->clo.x) / wd.g + 1;
+    wd.wh = (E->chi.y - E->clo.y) / wd.g + 1;
+    if ((s = UN_RESERVE(wd.fail, wd.cap_fail, 3 * (int64_t)wd.g * wd.g)) != UN_OK) goto done;
+    for (p = 0; p < wd.g * wd.g; p++) {
+        wd.fail[3 * p] = wd.fail[3 * p + 1] = -1;
+        wd.fail[3 * p + 2] = 0;
+    }
+    for (p = from; p < to && s == UN_OK; p++) {
+        s = place_filler(E, &ci, &wd, p);
+        if (s == UN_OK && E->fill_stop && !E->pl[p].placed) {
+            while (++p < to) E->pl[p].placed = 0;
+            break;
+        }
+    }
 done:
     index_free(&ci);
+    free(wd.fail);
     return s;
 }
 

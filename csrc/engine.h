@@ -152,6 +152,7 @@ typedef struct un_engine {
     double     *par;             /* 3 per island: theta, r, f in [0, 1) */
     un_place   *pl;              /* per position */
     int32_t     nanneal;         /* positions annealed; the rest are filled */
+    int32_t     fill_stop;       /* stop filling at the first island that does not fit */
     volatile int *cancel;
 } un_engine;
 

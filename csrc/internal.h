@@ -232,6 +232,11 @@ un_status un_ifp_poly(un_arr *w, const un_rings *container, const un_rings *piec
  * when container is NULL) minus open obstacles.  segs/cap: scratch. */
 un_status un_cfr_loops(un_arr *w, const un_rings *container, un_pt lo, un_pt hi,
                        const un_obstacle *obs, int32_t nobs, un_seg **segs, int32_t *cap);
+/* The same, with clip: obstacles clipped to (a little more than) the
+ * rectangle first, and a rectangle inside one convex obstacle answered at
+ * once.  Clipping rounds to the grid: for the engine only (see cfr.c). */
+un_status un_cfr_loops_clip(un_arr *w, const un_rings *container, un_pt lo, un_pt hi,
+                            const un_obstacle *obs, int32_t nobs, int clip, un_seg **segs, int32_t *cap);
 /* Group the traced loops into regions sorted by leftmost point (rotates
  * every loop to start at its leftmost point). */
 un_status un_regions_build(un_arr *w, un_regions *g);

@@ -204,6 +204,57 @@ static int tri_free_at(void *ctx, un_pt base, int64_t dx, int64_t dy, int64_t n,
     return 1;
 }
 
+/* Is ring p (cleaned, counter-clockwise) convex: every turn to the left and
+ * the edge directions going round exactly once? */
+static int is_convex(const un_pt *p, int32_t n)
+{
+    int32_t i, wraps = 0;
+    if (n < 3) return 0;
+    for (i = 0; i < n; i++) {
+        un_pt a = p[(i + n - 1) % n], b = p[i], c = p[(i + 1) % n];
+        if (un_orient(a, b, c) <= 0) return 0;
+        /* count the passes of the edge direction through angle 0 */
+        if (un_angle_cmp(c.x - b.x, c.y - b.y, b.x - a.x, b.y - a.y) < 0) wraps++;
+    }
+    return wraps == 1;
+}
+
+/* Lowest (then leftmost) vertex: where the edges start at angle ~0. */
+static int32_t bottom_vertex(const un_pt *p, int32_t n)
+{
+    int32_t i, b = 0;
+    for (i = 1; i < n; i++)
+        if (p[i].y < p[b].y || (p[i].y == p[b].y && p[i].x < p[b].x)) b = i;
+    return b;
+}
+
+/* Minkowski sum of two convex counter-clockwise rings: their edges merged
+ * by angle, O(n + m) and exact. */
+static un_status convex_sum(const un_pt *P, int32_t np, const un_pt *Q, int32_t nq, un_rings *out)
+{
+    int32_t i = 0, j = 0, bp = bottom_vertex(P, np), bq = bottom_vertex(Q, nq), m = 0;
+    un_pt *buf = (un_pt *)malloc(((size_t)np + nq) * sizeof *buf);
+    un_status s;
+    if (!buf) return UN_ENOMEM;
+    while (i < np || j < nq) {
+        un_pt p0 = P[(bp + i) % np], p1 = P[(bp + i + 1) % np];
+        un_pt q0 = Q[(bq + j) % nq], q1 = Q[(bq + j + 1) % nq];
+        int c;
+        buf[m].x = p0.x + q0.x;
+        buf[m].y = p0.y + q0.y;
+        m++;
+        if (i == np) c = 1;
+        else if (j == nq) c = -1;
+        else c = un_angle_cmp(p1.x - p0.x, p1.y - p0.y, q1.x - q0.x, q1.y - q0.y);
+        if (c <= 0) i++;
+        if (c >= 0) j++;
+    }
+    s = un_rings_add(out, buf, m);
+    free(buf);
+    if (s == UN_OK) s = un_rings_clean(out, 0);
+    return s;
+}
+
 un_status un_msum_rings(un_arr *w, const un_rings *a, const un_rings *b, int flags, un_rings *out)
 {
     un_rings pa, pb;
@@ -222,6 +273,11 @@ un_status un_msum_rings(un_arr *w, const un_rings *a, const un_rings *b, int fla
     for (k = 0; (flags & UN_MSUM_NFP) && k < un_rings_npts(&pb); k++) {
         pb.pts[k].x = -pb.pts[k].x;
         pb.pts[k].y = -pb.pts[k].y;
+    }
+    /* two convex rings: no arrangement needed */
+    if (pa.nrings == 1 && pb.nrings == 1 && is_convex(pa.pts, pa.start[1]) && is_convex(pb.pts, pb.start[1])) {
+        s = convex_sum(pa.pts, pa.start[1], pb.pts, pb.start[1], out);
+        goto done;
     }
     /* the union over component pairs is the winding sum of their
      * convolutions: each is non-negative and positive exactly on its sum */

@@ -21,7 +21,7 @@
 
 #include <math.h>
 
-#define DEFAULT_ANNEAL_MAX 48
+#define DEFAULT_ANNEAL_MAX 24
 #define ANNEAL_MIN 3
 #define ANNEAL_AREA_SHARE 0.85
 #define VERTS_BUDGET 4000   /* vertices shared by the annealed islands */
@@ -29,6 +29,7 @@
 #define VERTS_ANNEALED_MAX 256
 #define VERTS_FILLED 24
 #define MAX_PIECES 4        /* islands in more separate pieces pack as their hull */
+#define BISECT_TOLERANCE 0.0025
 #define STEP_FIRST 0.01
 #define STEP_GROW 1.5
 #define STEP_MAX 0.05
@@ -42,6 +43,8 @@ struct un_packer {
     un_rng          rng;
     int32_t         cap_isl, cap_locked, started;
     /* scale search */
+    int32_t         bisecting;    /* still refining the bottom-left fill */
+    double          lo;           /* largest L at which the fill failed */
     double          delta;
     int64_t         since;        /* moves since the last success or scale change */
     int64_t         stall;        /* moves allowed without success at one scale */
@@ -304,8 +307,10 @@ static un_status prepare(un_packer *pk, double L_area)
         if (tol < 2e-4 * ext) tol = 2e-4 * ext;
         if (cap < VERTS_ANNEALED_MIN) cap = VERTS_ANNEALED_MIN;
         if (cap > VERTS_ANNEALED_MAX) cap = VERTS_ANNEALED_MAX;
-        s = un_simplify_pieces(&is->outline, tol, i < E->nanneal ? cap : VERTS_FILLED, MAX_PIECES, min_hole,
-                               &is->shape, &used);
+        /* filler islands pack as convex hulls: their no-fit polygons are
+         * then merges of sorted edges, with no arrangement at all */
+        s = un_simplify_pieces(&is->outline, tol, i < E->nanneal ? cap : VERTS_FILLED,
+                               i < E->nanneal ? MAX_PIECES : 0, min_hole, &is->shape, &used);
         if (s != UN_OK) break;
         un_frings_bbox(&is->shape, lo, hi);
         is->cx = 0.5 * (lo[0] + hi[0]);
@@ -433,7 +438,10 @@ static un_status first_fill(un_packer *pk, double L, int *ok)
     un_status s = un_engine_set_scale(&pk->E, L);
     *ok = 0;
     if (s == UN_ERANGE) return UN_ENOFIT;
+    /* a filler that does not fit already decides: stop there */
+    pk->E.fill_stop = 1;
     if (s == UN_OK) s = decode_all(pk, &complete);
+    pk->E.fill_stop = 0;
     if (s == UN_OK && complete) s = accept_layout(pk, ok);
     return s;
 }
@@ -441,7 +449,7 @@ static un_status first_fill(un_packer *pk, double L, int *ok)
 un_status un_packer_start(un_packer *pk, volatile int *cancel)
 {
     un_engine *E = &pk->E;
-    double total = 0, L_area, lo, hi;
+    double total = 0, L_area, L;
     int32_t i, tries;
     int ok = 0;
     un_status s;
@@ -452,21 +460,42 @@ un_status un_packer_start(un_packer *pk, volatile int *cancel)
     L_area = sqrt(total / (E->tw * E->th));
     if ((s = prepare(pk, L_area)) != UN_OK) return s;
     pk->started = 1;
-    /* first layout: the bottom-left fill (every r = f = 0) at the smallest
-     * container found by growing from the area bound in 10% steps and then
-     * bisecting down to a quarter percent */
-    lo = L_area;
-    hi = L_area * 1.02;
-    for (tries = 0; tries < 200; tries++, lo = hi, hi *= 1.1) {
-        if ((s = first_fill(pk, hi, &ok)) != UN_OK) return s;
+    /* first layout: the bottom-left fill (every r = f = 0) at the first
+     * container, growing from the area bound, where everything fits; run()
+     * then bisects down before it anneals */
+    pk->lo = L_area;
+    for (tries = 0, L = L_area * 1.02; tries < 200; tries++) {
+        double placed = 0, grow;
+        if ((s = first_fill(pk, L, &ok)) != UN_OK) return s;
         if (ok) break;
+        /* grow by what did not fit (the fill stops at the first filler that
+         * does not), at least 3% and at most 30% */
+        for (i = 0; i < E->n; i++)
+            if (E->pl[i].placed) placed += E->isl[E->seq[i]].area * pow(un_shrink_factor(E->pl[i].sigma), 2);
+        grow = placed > 0 ? 1.02 * sqrt(total / placed) : 1.3;
+        pk->lo = L;
+        L *= grow < 1.03 ? 1.03 : grow > 1.3 ? 1.3 : grow;
     }
     if (!pk->have_best) return UN_ENOFIT;
-    while (hi - lo > 0.0025 * hi) {
-        double mid = 0.5 * (lo + hi);
+    pk->bisecting = 1;
+    return UN_OK;
+}
+
+/* One step of the bisection of the bottom-left fill; when it is fine
+ * enough, set up the annealing. */
+static un_status bisect_step(un_packer *pk, int *improved)
+{
+    un_engine *E = &pk->E;
+    int ok = 0;
+    un_status s;
+    if (pk->best_L - pk->lo > BISECT_TOLERANCE * pk->best_L) {
+        double mid = 0.5 * (pk->lo + pk->best_L);
         if ((s = first_fill(pk, mid, &ok)) != UN_OK) return s;
-        if (ok) hi = mid; else lo = mid;
+        if (ok) *improved = 1;
+        else pk->lo = mid;
+        return UN_OK;
     }
+    pk->bisecting = 0;
     /* annealing: the reheat temperature accepts losing a typical island's
      * share of the container about one time in three */
     pk->A.T0 = 0.9 * pk->st.coverage / E->nanneal;
@@ -507,10 +536,11 @@ un_status un_packer_run(un_packer *pk, int64_t moves, volatile int *cancel, int 
     for (i = 0; i < moves && s == UN_OK; i++) {
         int complete = 0;
         if (cancel && *cancel) return UN_ECANCELLED;
+        pk->st.moves++;
+        if (pk->bisecting) { s = bisect_step(pk, improved); continue; }
         if (pk->since >= pk->stall) { s = on_stall(pk); continue; }
         s = un_anneal_move(&pk->E, &pk->A, &pk->rng, &complete);
         pk->since++;
-        pk->st.moves++;
         if (s == UN_OK && complete) s = on_success(pk, improved);
     }
     return s;

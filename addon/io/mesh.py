@@ -1,0 +1,99 @@
+"""The in-memory mesh that ``uvnest.io`` reads and writes, and its errors."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, List, Optional
+
+import numpy as np
+
+__all__ = ["Mesh", "MeshIOError", "UnsupportedFormatError"]
+
+
+class MeshIOError(Exception):
+    """A mesh file could not be read: the one-line message names the file and the reason."""
+
+
+class UnsupportedFormatError(MeshIOError):
+    """The file uses a format or feature uvnest cannot read or write back.
+
+    The message names the file and, for glTF, the mesh and primitive.
+    """
+
+
+@dataclass(eq=False, repr=False)
+class Mesh:
+    """UVs and faces of a mesh file, plus what is needed to write it back.
+
+    ``uvs`` holds one row per stored texture coordinate (an OBJ ``vt`` line,
+    a glTF TEXCOORD accessor element) and ``faces`` index those rows.  Faces
+    that have no texture coordinates are not in ``faces``.
+
+    Attributes:
+        path: the file the mesh was read from.
+        format: ``'obj'``, ``'gltf'`` or ``'glb'``.
+        uvs: ``(N, 2)`` float64 texture coordinates (u, v).
+        faces: per face an int64 array of row indices into ``uvs``
+            (triangles, quads and n-gons).
+        mesh_faces: per face the position (vertex) ids of its corners, with
+            the same shapes as ``faces``: faces that share a mesh edge share
+            these ids even where their UVs are stored per corner.
+        face_groups: per face an int key (OBJ: object/group/material
+            combination; glTF: primitive ordinal), indexing ``group_names``.
+        group_names: readable name of each group key.
+        skipped_faces: faces dropped because they have no texture coordinates.
+        skipped_primitives: glTF primitives that were not read, each with the
+            reason (no such TEXCOORD set, points or lines).
+    """
+
+    path: Path
+    format: str
+    uvs: np.ndarray
+    faces: List[np.ndarray]
+    mesh_faces: Optional[List[np.ndarray]] = None
+    face_groups: Optional[np.ndarray] = None
+    group_names: List[str] = field(default_factory=list)
+    skipped_faces: int = 0
+    skipped_primitives: List[str] = field(default_factory=list)
+    _source: Any = field(default=None, repr=False)
+
+    def __repr__(self) -> str:
+        return (f"Mesh(path={str(self.path)!r}, format={self.format!r}, uvs={len(self.uvs)} rows, "
+                f"faces={len(self.faces)}, groups={len(self.group_names)}, skipped_faces={self.skipped_faces}, "
+                f"skipped_primitives={len(self.skipped_primitives)})")
+
+    def face_array(self) -> Optional[np.ndarray]:
+        """``faces`` as one ``(F, k)`` int64 array when every face has ``k``
+        corners; ``None`` when face sizes differ or there are no faces."""
+        if not self.faces:
+            return None
+        k = len(self.faces[0])
+        if any(len(f) != k for f in self.faces):
+            return None
+        return np.stack(self.faces).astype(np.int64, copy=False)
+
+
+def checked_uvs(mesh: Mesh, uvs: Any) -> np.ndarray:
+    """The UVs to write: ``uvs`` (or ``mesh.uvs`` when None) as float64,
+    after checking shape and finiteness (``ValueError`` naming the problem)."""
+    if uvs is None:
+        uvs = mesh.uvs
+    arr = np.asarray(uvs)
+    if arr.shape != mesh.uvs.shape:
+        raise ValueError(f"uvs has shape {arr.shape}, expected {mesh.uvs.shape} (the mesh's UV rows)")
+    if arr.dtype.kind not in "biuf":
+        raise ValueError(f"uvs must be real numbers, got dtype {arr.dtype}")
+    arr = arr.astype(np.float64, copy=False)
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        row = int(np.flatnonzero(bad.any(axis=1))[0])
+        raise ValueError(f"uvs has {int(bad.sum())} non-finite values (first in row {row}: {arr[row].tolist()})")
+    return arr
+
+
+def read_bytes(path: Path) -> bytes:
+    """The content of ``path``; ``MeshIOError`` with the OS reason if it cannot be read."""
+    try:
+        return path.read_bytes()
+    except OSError as e:
+        raise MeshIOError(f"cannot read: {e.strerror or e}") from None

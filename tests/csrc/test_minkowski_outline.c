@@ -1,0 +1,234 @@
+/*
+ * test_minkowski_outline.c - convolution, Minkowski sums and no-fit
+ * polygons (minkowski.c), and outlines of faces (outline.c).
+ *
+ * Oracle for convex sums: the convex hull of all pairwise vertex sums.
+ */
+#include "tu.h"
+
+static int cmp_pt(const void *a, const void *b)
+{
+    return un_pt_cmp(*(const un_pt *)a, *(const un_pt *)b);
+}
+
+/* Convex hull (counter-clockwise, no collinear points) of p[0..n); returns
+ * its size, written to h (capacity 2n). */
+static int32_t hull(un_pt *p, int32_t n, un_pt *h)
+{
+    int32_t i, k = 0, t;
+    qsort(p, (size_t)n, sizeof *p, cmp_pt);
+    for (i = 0; i < n; i++) {
+        while (k >= 2 && un_orient(h[k - 2], h[k - 1], p[i]) <= 0) k--;
+        h[k++] = p[i];
+    }
+    for (i = n - 2, t = k + 1; i >= 0; i--) {
+        while (k >= t && un_orient(h[k - 2], h[k - 1], p[i]) <= 0) k--;
+        h[k++] = p[i];
+    }
+    return k - 1;
+}
+
+static void random_convex(uint64_t *s, un_rings *r, int64_t off)
+{
+    un_pt pts[16], h[32];
+    int32_t n = (int32_t)tu_range(s, 3, 16), i, m;
+    for (;;) {
+        for (i = 0; i < n; i++) pts[i] = tu_pt(off + tu_range(s, -20, 20), tu_range(s, -20, 20));
+        m = hull(pts, n, h);
+        if (m >= 3) break;
+    }
+    un_rings_clear(r);
+    if (un_rings_add(r, h, m) != UN_OK) abort();
+}
+
+static void test_convex_sums_match_hull_of_sums(void)
+{
+    un_arr *w = un_arr_new();
+    un_rings a, b, out;
+    uint64_t s = 11;
+    int iter;
+    un_rings_init(&a); un_rings_init(&b); un_rings_init(&out);
+    for (iter = 0; iter < 500; iter++) {
+        un_pt sums[256], h[512];
+        int32_t i, j, m, na, nb, neg = iter & 1;
+        random_convex(&s, &a, 0);
+        random_convex(&s, &b, 100);
+        if (iter % 3 == 0) { /* clockwise input */
+            un_pt *p = b.pts;
+            int32_t n = b.start[1];
+            for (i = 0; i < n / 2; i++) { un_pt t = p[i]; p[i] = p[n - 1 - i]; p[n - 1 - i] = t; }
+        }
+        na = a.start[1];
+        nb = b.start[1];
+        for (i = 0; i < na; i++)
+            for (j = 0; j < nb; j++)
+                sums[i * nb + j] = tu_pt(a.pts[i].x + (neg ? -b.pts[j].x : b.pts[j].x),
+                                         a.pts[i].y + (neg ? -b.pts[j].y : b.pts[j].y));
+        m = hull(sums, na * nb, h);
+        CHECK_OK(un_msum_rings(w, &a, &b, neg ? UN_MSUM_NFP : 0, &out));
+        CHECK_OK(un_rings_clean(&out, 0));
+        CHECK_EQ(out.nrings, 1);
+        if (out.nrings == 1) {
+            int64_t hx[1024];
+            for (i = 0; i < m; i++) { hx[2 * i] = h[i].x; hx[2 * i + 1] = h[i].y; }
+            CHECK_MSG(tu_has_ring(&out, hx, m), "iter %d: sum differs from the hull of vertex sums", iter);
+        }
+    }
+    un_rings_free(&a); un_rings_free(&b); un_rings_free(&out);
+    un_arr_free(w);
+}
+
+static void test_nfp_degenerate_parts(void)
+{
+    un_arr *w = un_arr_new();
+    un_rings a, b, out;
+    const int64_t outer[] = {0, 0, 30, 0, 30, 30, 0, 30}, hole[] = {10, 10, 10, 20, 20, 20, 20, 10};
+    const int64_t sq10[] = {0, 0, 10, 0, 10, 10, 0, 10};
+    const int64_t U[] = {0, 0, 30, 0, 30, 20, 20, 20, 20, 10, 10, 10, 10, 20, 0, 20};
+    int32_t k;
+    int point_hole = 0, slot = 0;
+    un_rings_init(&a); un_rings_init(&b); un_rings_init(&out);
+    /* exact fit in a hole: a one-point ring at (10, 10) */
+    tu_add(&a, outer, 4);
+    tu_add(&a, hole, 4);
+    tu_add(&b, sq10, 4);
+    CHECK_OK(un_msum_rings(w, &a, &b, UN_MSUM_NFP | UN_MSUM_EXACT, &out));
+    for (k = 0; k < out.nrings; k++)
+        if (out.start[k + 1] - out.start[k] == 1 && out.pts[out.start[k]].x == 10 && out.pts[out.start[k]].y == 10)
+            point_hole = 1;
+    CHECK(point_hole);
+    CHECK_EQ(tu_rings_area2(&out), 2 * 40 * 40);
+    /* zero-width slot: the segment x = 10, 10 <= y <= 20 is on the boundary */
+    un_rings_clear(&a);
+    tu_add(&a, U, 8);
+    CHECK_OK(un_msum_rings(w, &a, &b, UN_MSUM_NFP | UN_MSUM_EXACT, &out));
+    for (k = 0; k < un_rings_npts(&out); k++) {
+        un_pt p = out.pts[k];
+        if (p.x == 10 && p.y == 10) slot = 1;
+    }
+    CHECK(slot);
+    {
+        un_pt q = tu_pt(10, 15);
+        CHECK_EQ(tu_point_in_rings(&out, q), -1);
+        q = tu_pt(9, 15);
+        CHECK_EQ(tu_point_in_rings(&out, q), 1);
+        q = tu_pt(11, 15);
+        CHECK_EQ(tu_point_in_rings(&out, q), 1);
+    }
+    un_rings_free(&a); un_rings_free(&b); un_rings_free(&out);
+    un_arr_free(w);
+}
+
+static void test_convolve_counts(void)
+{
+    /* convex P (4 edges) and Q (3 edges): every edge of each is swept once
+     * by the other's vertices: 4 + 3 segments */
+    const un_pt P[4] = {{0, 0}, {4, 0}, {4, 4}, {0, 4}};
+    const un_pt Q[3] = {{0, 0}, {2, 0}, {0, 2}};
+    un_seg *segs = NULL;
+    int32_t n = 0, cap = 0, i;
+    CHECK_OK(un_convolve(P, 4, Q, 3, &segs, &n, &cap));
+    CHECK_EQ(n, 7);
+    for (i = 0; i < n; i++) CHECK(segs[i].ws == 1 && segs[i].wc == 0);
+    free(segs);
+}
+
+static void test_disk_polygon(void)
+{
+    un_pt d[UN_DISK_MAX_SIDES];
+    int64_t radii[] = {1, 2, 7, 100, 12345, (int64_t)1 << 26};
+    int32_t sides[] = {3, 8, 16, UN_DISK_MAX_SIDES};
+    int i, j, k;
+    CHECK_EQ(un_disk_polygon(0, UN_DISK_MAX_SIDES, d), 0);
+    CHECK_EQ(un_disk_polygon(-5, UN_DISK_MAX_SIDES, d), 0);
+    CHECK_EQ(un_disk_polygon(10, 2, d), 0);
+    for (i = 0; i < (int)(sizeof radii / sizeof radii[0]); i++)
+        for (j = 0; j < (int)(sizeof sides / sizeof sides[0]); j++) {
+            int32_t n = un_disk_polygon(radii[i], sides[j], d);
+            double R = (double)radii[i];
+            CHECK_EQ(n, sides[j]);
+            CHECK(tu_area2(d, n) > 0);
+            for (k = 0; k < n; k++) {
+                /* every edge (and so the polygon) stays outside the disk;
+                 * tiny radii may round two vertices onto one grid point */
+                un_pt a = d[k], b = d[(k + 1) % n];
+                double ex = (double)(b.x - a.x), ey = (double)(b.y - a.y), dist;
+                if (ex == 0 && ey == 0) continue;
+                dist = ((double)a.x * ey - (double)a.y * ex) / hypot(ex, ey);
+                CHECK_MSG(fabs(dist) >= R, "radius %g sides %d: edge %d at %g", R, (int)sides[j], k, dist);
+                CHECK(un_orient(a, b, tu_pt(0, 0)) > 0);
+                /* and not much beyond it */
+                CHECK(hypot((double)a.x, (double)a.y) <= R / cos(3.14159265358979 / n) + 2);
+            }
+        }
+}
+
+static void test_outline_faces(void)
+{
+    un_arr *w = un_arr_new();
+    un_rings out;
+    /* a 2x2 grid of cells (scale 10): a ccw quad, a cell split at x = 15
+     * into two quads (a T-junction with the cell above), two triangles, a
+     * clockwise quad; plus a zero-area face and a triangle inside */
+    const un_pt pts[] = {{0, 0}, {10, 0}, {20, 0}, {0, 10}, {10, 10}, {20, 10}, {0, 20}, {10, 20}, {20, 20},
+                         {15, 0}, {15, 10}, {5, 5}, {6, 6}, {7, 7}, {3, 3}, {8, 2}, {2, 8}};
+    const int32_t idx[] = {0, 1, 4, 3,            /* ccw quad */
+                           1, 9, 10, 4,           /* left half of the split cell */
+                           9, 2, 5, 10,           /* right half */
+                           3, 4, 7, 3, 7, 6,      /* two triangles */
+                           7, 8, 5, 4,            /* clockwise quad */
+                           11, 12, 13,            /* zero area */
+                           14, 15, 16};           /* inside, overlapping */
+    const int32_t start[] = {0, 4, 8, 12, 15, 18, 22, 25, 28};
+    const int64_t want[] = {0, 0, 20, 0, 20, 20, 0, 20};
+    un_rings_init(&out);
+    CHECK_OK(un_outline_rings(w, pts, 17, start, 8, idx, &out));
+    CHECK_EQ(out.nrings, 1);
+    CHECK_EQ(tu_rings_area2(&out), 2 * 400);
+    {
+        un_rings c;
+        un_rings_init(&c);
+        CHECK_OK(un_rings_copy(&c, &out));
+        CHECK_OK(un_rings_clean(&c, 0));
+        CHECK(tu_has_ring(&c, want, 4));
+        un_rings_free(&c);
+    }
+    /* a frame of 8 cells around an empty middle: outer ccw + hole cw */
+    {
+        un_pt g[16];
+        int32_t fi[32], fs[9], nf = 0, i, j, k = 0;
+        for (j = 0; j < 4; j++)
+            for (i = 0; i < 4; i++) g[j * 4 + i] = tu_pt(10 * i, 10 * j);
+        fs[0] = 0;
+        for (j = 0; j < 3; j++)
+            for (i = 0; i < 3; i++) {
+                if (i == 1 && j == 1) continue;
+                fi[k++] = j * 4 + i; fi[k++] = j * 4 + i + 1; fi[k++] = (j + 1) * 4 + i + 1; fi[k++] = (j + 1) * 4 + i;
+                fs[++nf] = k;
+            }
+        CHECK_OK(un_outline_rings(w, g, 16, fs, nf, fi, &out));
+        CHECK_EQ(out.nrings, 2);
+        CHECK_EQ(tu_rings_area2(&out), 2 * 800);
+        if (out.nrings == 2)
+            CHECK((tu_area2(out.pts, out.start[1]) < 0) != (tu_area2(out.pts + out.start[1], out.start[2] - out.start[1]) < 0));
+    }
+    /* a bad index */
+    {
+        const int32_t bad[] = {0, 1, 99};
+        const int32_t bs[] = {0, 3};
+        CHECK_STATUS(un_outline_rings(w, pts, 17, bs, 1, bad, &out), UN_EINVAL);
+        CHECK_EQ(out.nrings, 0);
+    }
+    un_rings_free(&out);
+    un_arr_free(w);
+}
+
+int main(void)
+{
+    RUN(test_convex_sums_match_hull_of_sums);
+    RUN(test_nfp_degenerate_parts);
+    RUN(test_convolve_counts);
+    RUN(test_disk_polygon);
+    RUN(test_outline_faces);
+    return tu_report("test_minkowski_outline");
+}
