@@ -21,6 +21,8 @@ def faces_csr(faces: FacesLike, n_uvs: int) -> Tuple[np.ndarray, np.ndarray]:
             raise TypeError(f"faces must hold integers, not {faces.dtype}")
         f = np.ascontiguousarray(faces, dtype=np.int64)
         k = f.shape[1]
+        if k < 3 and f.shape[0]:
+            raise ValueError(f"face 0 has {k} corner(s); a face needs at least 3")
         start = np.arange(0, f.shape[0] * k + 1, k, dtype=np.int64)
         idx = f.reshape(-1)
     else:

@@ -35,21 +35,27 @@
 
 #include <math.h>
 
+/* tag of a merged piece whose input segments bound different solids */
+#define TAG_MIXED (-2)
+
 typedef struct {
     un_pt   lo, hi;
     int64_t ux, uy, c;     /* reduced direction and line offset (line key) */
     int32_t fs, bs, fc, bc;
+    int32_t tag;
 } cseg;
 
 typedef struct {
     un_pt   lo, hi;
     int32_t fs, bs, fc, bc;
+    int32_t tag;           /* the solid its solid segments bound, or TAG_MIXED */
 } mseg;
 
 typedef struct {
     int64_t s;             /* position along the line */
     un_pt   p;
     int32_t fs, bs, fc, bc; /* signed changes at this position */
+    int32_t tag;
 } lev;
 
 typedef struct {
@@ -123,7 +129,7 @@ void un_arr_free(un_arr *w)
     free(w->eu); free(w->eseg); free(w->einc); free(w->vst); free(w->vout); free(w->hpos);
     free(w->wsl); free(w->wcl); free(w->anchor); free(w->queue); free(w->comp);
     free(w->sel); free(w->stamp);
-    free(w->loops); free(w->oxy); free(w->opt);
+    free(w->loops); free(w->oxy); free(w->opt); 
     free(w);
 }
 
@@ -189,6 +195,7 @@ static un_status merge_collinear(un_arr *w, const un_seg *segs, int32_t n)
         c->fs = c->bs = c->fc = c->bc = 0;
         tally(g->ws, dir, &c->fs, &c->bs);
         tally(g->wc, dir, &c->fc, &c->bc);
+        c->tag = g->ws ? g->tag : -1;
         m++;
     }
     TRY(UN_RESERVE(w->ord, w->cap_ord, m));
@@ -210,6 +217,7 @@ static un_status merge_collinear(un_arr *w, const un_seg *segs, int32_t n)
             o = w->ms + w->nms++;
             o->lo = g0->lo; o->hi = g0->hi;
             o->fs = g0->fs; o->bs = g0->bs; o->fc = g0->fc; o->bc = g0->bc;
+            o->tag = g0->tag;
             continue;
         }
         TRY(UN_RESERVE(w->lv, w->cap_lv, 2 * (int64_t)(k - i)));
@@ -221,23 +229,36 @@ static un_status merge_collinear(un_arr *w, const un_seg *segs, int32_t n)
             b->s = g0->ux ? g->hi.x : g->hi.y;
             a->fs = g->fs; a->bs = g->bs; a->fc = g->fc; a->bc = g->bc;
             b->fs = -g->fs; b->bs = -g->bs; b->fc = -g->fc; b->bc = -g->bc;
+            a->tag = b->tag = g->tag;
         }
         TRY(UN_RESERVE(w->ord, w->cap_ord, m + (int64_t)nl));
         {
             int32_t *lo = w->ord + m; /* scratch after the segment order */
             for (j = 0; j < nl; j++) lo[j] = j;
             un_sort_idx(lo, nl, cmp_lev, w->lv, w->tmp);
-            for (j = 0; j < nl; j++) {
-                const lev *e = w->lv + lo[j];
-                cur[0] += e->fs; cur[1] += e->bs; cur[2] += e->fc; cur[3] += e->bc;
-                if (j + 1 < nl && w->lv[lo[j + 1]].s != e->s &&
-                    (cur[0] || cur[1] || cur[2] || cur[3])) {
-                    mseg *o;
-                    TRY(UN_RESERVE(w->ms, w->cap_ms, (int64_t)w->nms + 1));
-                    o = w->ms + w->nms++;
-                    o->lo = e->p;
-                    o->hi = w->lv[lo[j + 1]].p;
-                    o->fs = cur[0]; o->bs = cur[1]; o->fc = cur[2]; o->bc = cur[3];
+            /* the line's tag is that of its solid segments if they agree
+             * (one piece of the line may then carry no solid at all) */
+            {
+                int32_t tag = -1;
+                for (j = 0; j < nl; j++) {
+                    int32_t t = w->lv[j].tag;
+                    if (t == -1) continue;
+                    if (tag == -1) tag = t;
+                    else if (tag != t) tag = TAG_MIXED;
+                }
+                for (j = 0; j < nl; j++) {
+                    const lev *e = w->lv + lo[j];
+                    cur[0] += e->fs; cur[1] += e->bs; cur[2] += e->fc; cur[3] += e->bc;
+                    if (j + 1 < nl && w->lv[lo[j + 1]].s != e->s &&
+                        (cur[0] || cur[1] || cur[2] || cur[3])) {
+                        mseg *o;
+                        TRY(UN_RESERVE(w->ms, w->cap_ms, (int64_t)w->nms + 1));
+                        o = w->ms + w->nms++;
+                        o->lo = e->p;
+                        o->hi = w->lv[lo[j + 1]].p;
+                        o->fs = cur[0]; o->bs = cur[1]; o->fc = cur[2]; o->bc = cur[3];
+                        o->tag = (cur[0] || cur[1]) ? tag : -1;
+                    }
                 }
             }
         }
@@ -829,27 +850,77 @@ static un_status add_point_loop(un_arr *w, int32_t v)
     return point_loop(w, w->vxy[2 * v], w->vxy[2 * v + 1], ip);
 }
 
+/* Is vertex v free, decided from the windings around it (UN_SEL_FREE)?
+ * Solids are open: a solid whose boundary passes through v does not contain
+ * v.  Around v, each solid's own winding steps by the jumps of its edges;
+ * the lowest step is the part outside it, so cov_t(W) = c_t(W) - min c_t is
+ * how much solid t adds to wedge W, and v's winding is w(W) - sum cov_t(W)
+ * for any wedge W.  The container is closed: v is in it when a container
+ * edge passes through v or a wedge is inside.  Returns -1 when an edge
+ * bounds several solids at once (the caller then asks the verifier). */
+static int vertex_free(const un_arr *w, int32_t v)
+{
+    int32_t a = w->vst[v], deg = w->vst[v + 1] - a, j, k;
+    int32_t wv = w->wsl[w->vout[a]], on_container = 0;
+    for (j = 0; j < deg; j++) {
+        const mseg *g = w->ms + w->eseg[w->vout[a + j] >> 1];
+        if (g->tag == TAG_MIXED) return -1;
+        if (g->fc || g->bc) on_container = 1;
+    }
+    for (j = 0; j < deg; j++) {
+        /* one pass per solid, at its first edge around v */
+        int32_t t = w->ms[w->eseg[w->vout[a + j] >> 1]].tag;
+        int32_t c = 0, lo = 0, c0;
+        if (t < 0) continue;
+        for (k = 0; k < j; k++)
+            if (w->ms[w->eseg[w->vout[a + k] >> 1]].tag == t) break;
+        if (k < j) continue;
+        /* c(W_0) = 0; W_k is left of half-edge k, entered across it */
+        for (k = 1; k < deg; k++) {
+            int32_t h = w->vout[a + k];
+            if (w->ms[w->eseg[h >> 1]].tag == t) c += jump_s(w, h);
+            if (c < lo) lo = c;
+        }
+        c0 = 0 - lo;   /* cov_t(W_0) */
+        wv -= c0;
+    }
+    return wv <= 0 && (on_container || w->wcl[w->vout[a]] >= 1);
+}
+
 static un_status isolated_points(un_arr *w, un_select sel, const un_verifier *vf)
 {
     int32_t v;
-    if (!vf || sel == UN_SEL_COVERED) return UN_OK;
+    if (sel == UN_SEL_COVERED) return UN_OK;
     for (v = 0; v < w->nv; v++) {
         const inc *c;
-        if (w->vst[v] == w->vst[v + 1] || !point_candidate(w, sel, v)) continue;
+        int32_t a = w->vst[v], b = w->vst[v + 1], j, f;
+        if (a == b) continue;
+        if (sel == UN_SEL_FREE) {
+            /* no selected edge and no free wedge, yet free itself */
+            for (j = a; j < b; j++) {
+                int32_t h = w->vout[j];
+                if (w->sel[h] || w->sel[h ^ 1] || side_in(sel, w->wsl[h], w->wcl[h])) break;
+            }
+            if (j < b || (f = vertex_free(w, v)) == 0) continue;
+            if (f == 1) { TRY(add_point_loop(w, v)); continue; }
+        } else if (!point_candidate(w, sel, v)) {
+            continue;
+        }
+        if (!vf) continue;
         c = w->in + w->vinc[v];
         if (verify_at(vf, w->ms + w->vseg[v], c->n, c->d)) TRY(add_point_loop(w, v));
     }
     return UN_OK;
 }
 
-static un_status trace(un_arr *w, un_select sel)
+static un_status trace(un_arr *w)
 {
     int32_t nh = 2 * w->ne, h0, budget = 0;
     w->nloops = 0;
     w->nout = 0;
     for (h0 = 0; h0 < nh; h0++) budget += w->sel[h0];
     for (h0 = 0; h0 < nh; h0++) {
-        int32_t h = h0, start = w->nout, minv = -1, steps = 0;
+        int32_t h = h0, start = w->nout, steps = 0;
         un_loop *L;
         if (w->sel[h0] != 1) continue;
         do {
@@ -863,9 +934,6 @@ static un_status trace(un_arr *w, un_select sel)
                 w->opt[w->nout].x = un_llround(w->vxy[2 * v]);
                 w->opt[w->nout].y = un_llround(w->vxy[2 * v + 1]);
             }
-            if (minv < 0 || w->vxy[2 * v] < w->vxy[2 * minv] ||
-                (w->vxy[2 * v] == w->vxy[2 * minv] && w->vxy[2 * v + 1] < w->vxy[2 * minv + 1]))
-                minv = v;
             w->nout++;
             w->sel[h] = 2; /* used */
             a = w->vst[u];
@@ -886,17 +954,19 @@ static un_status trace(un_arr *w, un_select sel)
         L = w->loops + w->nloops++;
         L->start = start;
         L->end = w->nout;
-        {   /* hole when the side just left of the leftmost vertex is in */
-            int32_t hw = w->vout[w->vst[minv] + wedge_of_left(w, minv)];
-            L->hole = side_in(sel, w->wsl[hw], w->wcl[hw]);
-        }
         {
+            /* the free (or covered) side is on the loop's left, so outer
+             * boundaries run counter-clockwise and holes clockwise; loops
+             * made only of there-and-back runs have no area and count as
+             * (degenerate) outer boundaries.  Areas are taken relative to
+             * the first point, from the exact vertices rounded to doubles */
             int32_t i;
             double acc = 0, bx = w->oxy[2 * start], by = w->oxy[2 * start + 1];
             for (i = start + 1; i + 1 < w->nout; i++)
                 acc += (w->oxy[2 * i] - bx) * (w->oxy[2 * i + 3] - by) -
                        (w->oxy[2 * i + 1] - by) * (w->oxy[2 * i + 2] - bx);
             L->area2 = acc;
+            L->hole = acc < 0;
         }
     }
     return UN_OK;
@@ -923,13 +993,13 @@ un_status un_arr_run(un_arr *w, const un_seg *segs, int32_t nsegs, un_select sel
     TRY(build_edges(w));
     TRY(propagate(w));
     TRY(select_edges(w, sel, verify));
-    TRY(trace(w, sel));
+    TRY(trace(w));
     TRY(isolated_points(w, sel, verify));
     return UN_OK;
 }
 
 un_status un_segs_from_rings(un_seg **segs, int32_t *n, int32_t *cap, const un_rings *r,
-                             int32_t ws, int32_t wc, int rev)
+                             int32_t ws, int32_t wc, int32_t tag, int rev)
 {
     int32_t k, i;
     TRY(un_reserve((void **)segs, cap, (int64_t)*n + un_rings_npts(r), sizeof **segs));
@@ -942,6 +1012,7 @@ un_status un_segs_from_rings(un_seg **segs, int32_t *n, int32_t *cap, const un_r
             g->b = rev ? a : b;
             g->ws = ws;
             g->wc = wc;
+            g->tag = tag;
         }
     }
     return UN_OK;

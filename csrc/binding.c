@@ -48,7 +48,7 @@ static PyArrayObject *as_points(PyObject *o, const char *name, int allow_empty, 
     PyArrayObject *a;
     npy_intp n, i;
     const double *p;
-    if (PyArray_Check(o) && !PyArray_ISNUMBER((PyArrayObject *)o)) {
+    if (PyArray_Check(o) && (!PyArray_ISNUMBER((PyArrayObject *)o) || PyArray_ISCOMPLEX((PyArrayObject *)o))) {
         PyErr_Format(PyExc_TypeError, "%s must be numeric, not dtype %R", name,
                      (PyObject *)PyArray_DESCR((PyArrayObject *)o));
         return NULL;
@@ -89,8 +89,15 @@ static PyArrayObject *as_points(PyObject *o, const char *name, int allow_empty, 
     return a;
 }
 
-/* A sequence of rings -> un_frings. */
+/* A sequence of rings -> un_frings (each ring at least min_points). */
+static int to_frings_min(PyObject *seq, const char *name, un_frings *out, int min_points);
+
 static int to_frings(PyObject *seq, const char *name, un_frings *out)
+{
+    return to_frings_min(seq, name, out, 3);
+}
+
+static int to_frings_min(PyObject *seq, const char *name, un_frings *out, int min_points)
 {
     PyObject *fast;
     Py_ssize_t k, n;
@@ -117,8 +124,14 @@ static int to_frings(PyObject *seq, const char *name, un_frings *out)
         PyArrayObject *a;
         un_status s;
         snprintf(label, sizeof label, "%s ring %zd", name, (Py_ssize_t)k);
-        a = as_points(PySequence_Fast_GET_ITEM(fast, k), label, 0, 1);
+        a = as_points(PySequence_Fast_GET_ITEM(fast, k), label, 1, 1);
         if (!a) goto fail;
+        if (PyArray_DIM(a, 0) < min_points) {
+            PyErr_Format(PyExc_ValueError, "%s has %zd point(s); it needs at least %d", label,
+                         (Py_ssize_t)PyArray_DIM(a, 0), min_points);
+            Py_DECREF(a);
+            goto fail;
+        }
         total += PyArray_DIM(a, 0);
         if (total > MAX_RING_POINTS) {
             PyErr_Format(PyExc_ValueError, "%s has more than %d points in all", name, MAX_RING_POINTS);
@@ -433,7 +446,8 @@ static PyObject *py_point_at(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "Od", &ro, &r)) return NULL;
     if (!(r >= 0 && r < 1)) return PyErr_Format(PyExc_ValueError, "r must be in [0, 1), got %R", PyTuple_GET_ITEM(args, 1));
     memset(&g, 0, sizeof g);
-    if (to_frings(ro, "region", &g.rings) < 0) return NULL;
+    /* regions may be degenerate: a segment traced there and back, a point */
+    if (to_frings_min(ro, "region", &g.rings, 1) < 0) return NULL;
     st[0] = 0;
     st[1] = g.rings.nrings;
     g.region_start = st;

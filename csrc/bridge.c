@@ -101,6 +101,33 @@ static un_status splice(un_pt **ring, int32_t *m, int32_t *cap, const un_pt *hol
     dist_ctx ctx;
     un_status s = UN_OK;
     *done = 0;
+    /* a hole that touches the ring at h needs no slit: splice it in at the
+     * touching point (a pinch), where the hole starts into the interior */
+    for (i = 0; i < *m; i++) {
+        un_pt a = (*ring)[i], b = (*ring)[(i + 1) % *m], pv = (*ring)[(i + *m - 1) % *m];
+        un_pt h1 = hole[1 % n];
+        int at_vertex = un_pt_cmp(a, h) == 0;
+        int in_edge = !at_vertex && un_pt_cmp(b, h) != 0 && un_orient(a, b, h) == 0 &&
+                      (un_pt_cmp(a, h) < 0) == (un_pt_cmp(h, b) < 0);
+        int32_t at, extra;
+        if (!at_vertex && !in_edge) continue;
+        if (at_vertex) {
+            if (!un_in_arc(b.x - a.x, b.y - a.y, pv.x - a.x, pv.y - a.y, h1.x - h.x, h1.y - h.y, 1, 1)) continue;
+        } else if (un_orient(a, b, h1) < 0) {
+            continue;
+        }
+        /* ring[0..i] (+ h inside an edge) + hole[1..n) + h + ring[i+1..m) */
+        extra = at_vertex ? n : n + 1;
+        if ((s = un_reserve((void **)ring, cap, (int64_t)*m + extra, sizeof **ring)) != UN_OK) return s;
+        at = i + 1;
+        memmove(*ring + at + extra, *ring + at, (size_t)(*m - at) * sizeof **ring);
+        if (!at_vertex) (*ring)[at++] = h;
+        memcpy(*ring + at, hole + 1, (size_t)(n - 1) * sizeof *hole);
+        (*ring)[at + n - 1] = h;
+        *m += extra;
+        *done = 1;
+        return UN_OK;
+    }
     idx = (int32_t *)malloc((size_t)(*m > 0 ? *m : 1) * sizeof *idx);
     tmp = (int32_t *)malloc((size_t)(*m > 0 ? *m : 1) * sizeof *tmp);
     if (!idx || !tmp) { s = UN_ENOMEM; goto out; }

@@ -59,15 +59,25 @@ un_status un_ifp_poly(un_arr *w, const un_rings *container, const un_rings *piec
     /* the container's rings become holes of s: bridge.c re-orients by
      * nesting, so orientation of the input does not matter */
     if ((st = un_msum_rings(w, &s, piece, UN_MSUM_NFP | UN_MSUM_EXACT, &nfp)) != UN_OK) goto done;
-    /* obstacle rings of the result: the big outer ring, and clockwise holes
-     * (the IFP); report the holes reversed, as closed container rings */
-    for (k = 0; k < nfp.nrings; k++) {
-        int32_t a = nfp.start[k], n = nfp.start[k + 1] - a, i;
-        un_pt *p = nfp.pts + a;
-        double ar = un_ring_area2(&nfp, k);
-        if (ar > 0) continue;
-        for (i = 0; i < n / 2; i++) { un_pt t = p[i]; p[i] = p[n - 1 - i]; p[n - 1 - i] = t; }
-        if ((st = un_rings_add(out, p, n)) != UN_OK) goto done;
+    /* obstacle rings of the result: the outer ring that comes from the box
+     * (the largest), then the free regions inside it as clockwise holes
+     * (degenerate ones included) and, inside those, counter-clockwise rings
+     * where the container has holes.  Reversed, all but the first are the
+     * closed IFP as container rings. */
+    {
+        int32_t big = -1;
+        double best = 0;
+        for (k = 0; k < nfp.nrings; k++) {
+            double ar = un_ring_area2(&nfp, k);
+            if (big < 0 || ar > best) { big = k; best = ar; }
+        }
+        for (k = 0; k < nfp.nrings; k++) {
+            int32_t a = nfp.start[k], n = nfp.start[k + 1] - a, i;
+            un_pt *p = nfp.pts + a;
+            if (k == big) continue;
+            for (i = 0; i < n / 2; i++) { un_pt t = p[i]; p[i] = p[n - 1 - i]; p[n - 1 - i] = t; }
+            if ((st = un_rings_add(out, p, n)) != UN_OK) goto done;
+        }
     }
 done:
     un_rings_free(&s);
@@ -219,7 +229,7 @@ un_status un_cfr_loops_clip(un_arr *w, const un_rings *container, un_pt lo, un_p
         }
     }
     if (container) {
-        if ((s = un_segs_from_rings(segs, &nseg, cap, container, 0, 1, 0)) != UN_OK) return s;
+        if ((s = un_segs_from_rings(segs, &nseg, cap, container, 0, 1, -1, 0)) != UN_OK) return s;
     } else {
         un_pt c[4];
         c[0] = lo; c[2] = hi;
@@ -231,6 +241,7 @@ un_status un_cfr_loops_clip(un_arr *w, const un_rings *container, un_pt lo, un_p
             (*segs)[nseg].b = c[(k + 1) % 4];
             (*segs)[nseg].ws = 0;
             (*segs)[nseg].wc = 1;
+            (*segs)[nseg].tag = -1;
             nseg++;
         }
     }
@@ -267,15 +278,31 @@ un_status un_cfr_loops_clip(un_arr *w, const un_rings *container, un_pt lo, un_p
                 g->b.y = p[(j + 1) % m].y + off.y;
                 g->ws = 1;
                 g->wc = 0;
+                g->tag = i;
             }
         }
     }
     free(buf);
     buf = NULL;
     if ((s = un_arr_run(w, *segs, nseg, UN_SEL_FREE, &vf)) != UN_OK) return s;
-    /* a one-point IFP has no segment to carry it */
+    /* one-point rings carry no segment: a one-point IFP, a container ring
+     * that is a single point, an obstacle's one-point hole (where a piece
+     * fits in exactly one position) - test those points directly */
     if (!container && lo.x == hi.x && lo.y == hi.y && cfr_free_at(&ctx, lo, 0, 0, 0, 1))
         s = un_arr_add_point(w, lo);
+    for (k = 0; container && s == UN_OK && k < container->nrings; k++)
+        if (container->start[k + 1] - container->start[k] == 1) {
+            un_pt p = container->pts[container->start[k]];
+            if (cfr_free_at(&ctx, p, 0, 0, 0, 1)) s = un_arr_add_point(w, p);
+        }
+    for (i = 0; s == UN_OK && i < nobs; i++)
+        for (k = obs[i].r0; s == UN_OK && k < obs[i].r1; k++)
+            if (obs[i].rings->start[k + 1] - obs[i].rings->start[k] == 1) {
+                un_pt p = obs[i].rings->pts[obs[i].rings->start[k]];
+                p.x += obs[i].off.x;
+                p.y += obs[i].off.y;
+                if (cfr_free_at(&ctx, p, 0, 0, 0, 1)) s = un_arr_add_point(w, p);
+            }
     return s;
 done:
     free(buf);
@@ -508,14 +535,19 @@ static un_status ifp_any(un_arr *w, const un_rings *c, const un_rings *p, int *r
     }
 }
 
+/* A grid for sets[0..n) (sets[1] is the piece) with room for the piece's
+ * extent on every side: the polygon inner-fit region works in a box that
+ * large, and no-fit polygons add the piece once more. */
 static un_status geom_fit(un_grid *g, const un_frings *const *sets, int32_t nsets, double extra)
 {
     double lo[2] = {HUGE_VAL, HUGE_VAL}, hi[2] = {-HUGE_VAL, -HUGE_VAL};
+    double plo[2] = {HUGE_VAL, HUGE_VAL}, phi[2] = {-HUGE_VAL, -HUGE_VAL};
     int32_t k;
-    for (k = 0; k < nsets; k++) {
-        un_status s = un_frings_bbox(sets[k], lo, hi);
-        if (s != UN_OK) return s;
-    }
+    un_status s;
+    for (k = 0; k < nsets; k++)
+        if ((s = un_frings_bbox(sets[k], lo, hi)) != UN_OK) return s;
+    if ((s = un_frings_bbox(sets[1], plo, phi)) != UN_OK) return s;
+    extra += phi[0] - plo[0] > phi[1] - plo[1] ? phi[0] - plo[0] : phi[1] - plo[1];
     return un_grid_fit(g, lo[0], lo[1], hi[0], hi[1], extra);
 }
 

@@ -108,10 +108,11 @@ un_status un_rings_clean(un_rings *r, int keep_spikes);
 
 /* A directed input segment.  ws is its weight in the winding number of the
  * obstacle ("solid") set, wc its weight for the container: crossing the
- * segment from its right to its left adds ws (and wc). */
+ * segment from its right to its left adds ws (and wc).  tag names the solid
+ * the segment bounds (used to decide isolated points exactly). */
 typedef struct {
     un_pt   a, b;
-    int32_t ws, wc;
+    int32_t ws, wc, tag;
 } un_seg;
 
 typedef enum {
@@ -159,10 +160,10 @@ const un_pt   *un_arr_ipts(const un_arr *w);
 /* Append a one-point loop (an isolated free point found by the caller). */
 un_status un_arr_add_point(un_arr *w, un_pt p);
 
-/* Append the segments of rings (ring k with weight ws/wc, reversed when rev)
- * to a segment buffer. */
+/* Append the segments of rings (weights ws/wc, tag, reversed when rev) to a
+ * segment buffer. */
 un_status un_segs_from_rings(un_seg **segs, int32_t *n, int32_t *cap, const un_rings *r,
-                             int32_t ws, int32_t wc, int rev);
+                             int32_t ws, int32_t wc, int32_t tag, int rev);
 
 /* -------------------------------------------------------------- bridge.c */
 
@@ -267,6 +268,8 @@ un_status un_simplify_rings(const un_rings *in, double tol, int32_t max_vertices
 un_status un_simplify_pieces(const un_frings *in, double tolerance, int32_t max_vertices, int32_t max_pieces,
                              double min_hole, un_frings *out, double *used);
 
+/* Hausdorff distance between the boundaries of two ring sets (sampled). */
+double un_simplify_deviation(const un_frings *result, const un_frings *input);
 /* Convex hull (one counter-clockwise ring) of the rings not flagged in
  * hole (every ring when hole is NULL). */
 un_status un_hull_rings(const un_rings *r, const int8_t *hole, un_rings *out);

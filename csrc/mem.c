@@ -115,7 +115,11 @@ void un_rings_bbox(const un_rings *r, un_pt *lo, un_pt *hi)
  * length.  Repeats until stable because a removal can expose another. */
 static int32_t clean_ring(un_pt *p, int32_t n, int keep_spikes)
 {
-    int changed = 1;
+    int changed = 1, single = n > 0;
+    int32_t i;
+    for (i = 1; i < n && single; i++) single = un_pt_cmp(p[i], p[0]) == 0;
+    /* a ring of one repeated point is a point (a degenerate region) */
+    if (single) return keep_spikes ? 1 : 0;
     while (changed && n >= 2) {
         int32_t i, m = 0;
         changed = 0;

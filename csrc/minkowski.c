@@ -48,6 +48,7 @@ static un_status push_seg(un_seg **segs, int32_t *n, int32_t *cap, un_pt a, un_p
     (*segs)[*n].b = b;
     (*segs)[*n].ws = 1;
     (*segs)[*n].wc = 0;
+    (*segs)[*n].tag = 0;
     (*n)++;
     return UN_OK;
 }

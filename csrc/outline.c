@@ -38,7 +38,7 @@ un_status un_outline_rings(un_arr *w, const un_pt *pts, int32_t n, const int32_t
         if (face.nrings == 0) continue;
         area = un_ring_area2(&face, 0);
         if (area == 0) continue;
-        s = un_segs_from_rings(&segs, &nseg, &cap, &face, 1, 0, area < 0);
+        s = un_segs_from_rings(&segs, &nseg, &cap, &face, 1, 0, f, area < 0);
     }
     if (s == UN_OK && nseg > 0) s = un_arr_run(w, segs, nseg, UN_SEL_COVERED, NULL);
     if (s == UN_OK && nseg > 0) {

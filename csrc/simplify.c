@@ -135,11 +135,12 @@ static double point_chain_dist(const simp *S, int32_t r, int32_t a, int32_t b, d
     return m;
 }
 
-/* Does the closed triangle (a, b, c) hold a vertex of any ring other than
- * the slots listed in skip[0..3)? */
+/* Does the closed triangle (a, b, c), of either orientation, hold a vertex
+ * of any ring other than the slots listed in skip[0..4)? */
 static int triangle_blocked(const simp *S, un_pt a, un_pt b, un_pt c, const int32_t *skip)
 {
     int32_t i;
+    if (un_orient(a, b, c) < 0) { un_pt t = b; b = c; c = t; }
     int64_t lx = a.x < b.x ? (a.x < c.x ? a.x : c.x) : (b.x < c.x ? b.x : c.x);
     int64_t hx = a.x > b.x ? (a.x > c.x ? a.x : c.x) : (b.x > c.x ? b.x : c.x);
     int64_t ly = a.y < b.y ? (a.y < c.y ? a.y : c.y) : (b.y < c.y ? b.y : c.y);
@@ -371,24 +372,67 @@ static un_status collect(const simp *S, un_rings *out)
     return s;
 }
 
-/* Largest distance from a vertex of a to the boundary of b. */
-static double max_distance_to(const un_rings *a, const un_rings *b)
+/* The smallest-area rectangle around ring p (a convex hull), one of whose
+ * sides lies along a hull edge, widened by one grid unit so that rounding
+ * its corners keeps the hull inside. */
+static un_status min_rectangle(const un_pt *p, int32_t n, un_rings *out)
 {
-    double worst = 0;
-    int32_t k, t, i;
-    for (k = 0; k < un_rings_npts(a); k++) {
-        double best = HUGE_VAL;
-        for (t = 0; t < b->nrings; t++) {
-            int32_t s0 = b->start[t], n = b->start[t + 1] - s0;
-            for (i = 0; i < n; i++) {
-                double d = pt_seg_dist(b->pts[s0 + i], b->pts[s0 + (i + 1) % n], (double)a->pts[k].x,
-                                       (double)a->pts[k].y);
-                if (d < best) best = d;
-            }
+    int32_t i, k, best = -1;
+    double best_area = HUGE_VAL;
+    int64_t bu0 = 0, bu1 = 0, bv0 = 0, bv1 = 0, bdx = 1, bdy = 0;
+    un_pt c[4];
+    for (i = 0; i < n; i++) {
+        int64_t dx = p[(i + 1) % n].x - p[i].x, dy = p[(i + 1) % n].y - p[i].y;
+        int64_t u0 = INT64_MAX, u1 = INT64_MIN, v0 = INT64_MAX, v1 = INT64_MIN;
+        double area;
+        if (dx == 0 && dy == 0) continue;
+        for (k = 0; k < n; k++) {
+            int64_t u = p[k].x * dx + p[k].y * dy, v = p[k].y * dx - p[k].x * dy;
+            if (u < u0) u0 = u;
+            if (u > u1) u1 = u;
+            if (v < v0) v0 = v;
+            if (v > v1) v1 = v;
         }
-        if (best > worst) worst = best;
+        area = (double)(u1 - u0) * (double)(v1 - v0) / ((double)dx * dx + (double)dy * dy);
+        if (area < best_area) {
+            best_area = area; best = i;
+            bu0 = u0; bu1 = u1; bv0 = v0; bv1 = v1; bdx = dx; bdy = dy;
+        }
     }
-    return worst;
+    if (best < 0) return UN_OK;
+    {
+        /* corners (u, v) of the frame (d, d-perp) scaled by |d|^2; widen by
+         * |d| (one unit) on every side before rounding */
+        double l2 = (double)bdx * bdx + (double)bdy * bdy, l = sqrt(l2);
+        double us[2], vs[2];
+        int32_t j;
+        us[0] = (double)bu0 - l; us[1] = (double)bu1 + l;
+        vs[0] = (double)bv0 - l; vs[1] = (double)bv1 + l;
+        for (j = 0; j < 4; j++) {
+            double u = us[j == 1 || j == 2], v = vs[j >= 2];
+            c[j].x = un_llround((u * (double)bdx - v * (double)bdy) / l2);
+            c[j].y = un_llround((u * (double)bdy + v * (double)bdx) / l2);
+        }
+    }
+    un_rings_clear(out);
+    return un_rings_add(out, c, 4);
+}
+
+/* The deviation of integer rings, by the float measure. */
+static un_status measure(const un_rings *result, const un_rings *input, double *used)
+{
+    un_frings fr, fi;
+    un_grid unit;
+    un_status s;
+    unit.step = 1;
+    unit.ox = unit.oy = 0;
+    un_frings_init(&fr);
+    un_frings_init(&fi);
+    if ((s = un_grid_out(&unit, result, &fr, 0)) == UN_OK && (s = un_grid_out(&unit, input, &fi, 0)) == UN_OK)
+        *used = un_simplify_deviation(&fr, &fi);
+    un_frings_free(&fr);
+    un_frings_free(&fi);
+    return s;
 }
 
 static void simp_free(simp *S)
@@ -503,8 +547,29 @@ un_status un_simplify_rings(const un_rings *in, double tol, int32_t max_vertices
         memset(&S, 0, sizeof S);
         if ((s = un_hull_rings(&r, hole, &hull)) == UN_OK) s = run(&S, &hull, &outer, 0, max_vertices, &ignored);
         if (s == UN_OK) s = collect(&S, out);
+        /* extensions can get stuck above the budget (every remaining pair of
+         * turns adds up to half a turn or more): then the smallest
+         * rectangle around the hull, which always meets a budget of 4 */
+        if (s == UN_OK && un_rings_npts(out) > max_vertices && hull.nrings)
+            s = min_rectangle(hull.pts, hull.start[1], out);
         un_rings_free(&hull);
-        if (s == UN_OK) *used = max_distance_to(out, in);
+        if (s == UN_OK) s = measure(out, in, used);
+        /* the hull fills every hole: add the bookkeeping's share */
+        for (k = 0; s == UN_OK && k < r.nrings; k++)
+            if (hole[k]) {
+                int64_t lx = INT64_MAX, ly = INT64_MAX, hx = INT64_MIN, hy = INT64_MIN;
+                int32_t i;
+                double h;
+                for (i = r.start[k]; i < r.start[k + 1]; i++) {
+                    un_pt q = r.pts[i];
+                    if (q.x < lx) lx = q.x;
+                    if (q.x > hx) hx = q.x;
+                    if (q.y < ly) ly = q.y;
+                    if (q.y > hy) hy = q.y;
+                }
+                h = 0.5 * (double)(hx - lx < hy - ly ? hx - lx : hy - ly);
+                if (h > *used) *used = h;
+            }
     } else {
         s = collect(&S, out);
     }
@@ -517,21 +582,23 @@ done:
 }
 
 /* Move every ring of r outwards (to the right of each edge: rings have the
- * solid on their left) by d, with mitred corners; returns the largest
- * vertex displacement.  Used to cover the rounding of the input. */
-static double miter_outwards(un_frings *r, double d)
+ * solid on their left) by d, with mitred corners; *moved receives the
+ * largest vertex displacement.  Used to cover the rounding of the input.  A
+ * sharp convex corner, whose mitre would reach more than 4d, gets a square
+ * cap of two vertices instead while `spare` extra vertices remain. */
+static un_status miter_outwards(un_frings *r, double d, int32_t spare, double *moved)
 {
     int32_t k, i;
     double worst = 0;
+    un_frings out;
     double *tmp = NULL;
     int32_t cap = 0;
-    for (k = 0; k < r->nrings; k++) {
-        int32_t a = r->start[k], n = r->start[k + 1] - a;
-        double *p = r->xy + 2 * a;
-        if (un_reserve((void **)&tmp, &cap, 2 * (int64_t)n, sizeof *tmp) != UN_OK) {
-            worst = HUGE_VAL;
-            break;
-        }
+    un_status s = UN_OK;
+    un_frings_init(&out);
+    for (k = 0; k < r->nrings && s == UN_OK; k++) {
+        int32_t a = r->start[k], n = r->start[k + 1] - a, m = 0;
+        const double *p = r->xy + 2 * a;
+        if ((s = un_reserve((void **)&tmp, &cap, 4 * (int64_t)n, sizeof *tmp)) != UN_OK) break;
         for (i = 0; i < n; i++) {
             const double *u = p + 2 * ((i + n - 1) % n), *v = p + 2 * i, *w = p + 2 * ((i + 1) % n);
             double e1x = v[0] - u[0], e1y = v[1] - u[1], e2x = w[0] - v[0], e2y = w[1] - v[1];
@@ -539,24 +606,166 @@ static double miter_outwards(un_frings *r, double d)
             n1x = e1y / l1; n1y = -e1x / l1;
             n2x = e2y / l2; n2y = -e2x / l2;
             den = 1 + n1x * n2x + n1y * n2y;
-            if (den < 1e-6) den = 1e-6; /* a needle: cap the mitre */
+            if (den < 1.0 / 8 && spare > 0 && e1x * e2y - e1y * e2x > 0) {
+                /* square cap: both offset edges carried on by d past v */
+                double tx = e1x / l1 - e2x / l2, ty = e1y / l1 - e2y / l2, tl = hypot(tx, ty);
+                tx /= tl; ty /= tl;
+                tmp[2 * m] = v[0] + d * (n1x + tx);
+                tmp[2 * m + 1] = v[1] + d * (n1y + ty);
+                m++;
+                tmp[2 * m] = v[0] + d * (n2x + tx);
+                tmp[2 * m + 1] = v[1] + d * (n2y + ty);
+                m++;
+                spare--;
+                if (1.4143 * d > worst) worst = 1.4143 * d;
+                continue;
+            }
+            /* only a corner that doubles back exactly (den 0) caps the mitre */
+            if (den < 1e-18) den = 1e-18;
             mx = (n1x + n2x) / den * d;
             my = (n1y + n2y) / den * d;
             len = hypot(mx, my);
             if (len > worst) worst = len;
-            tmp[2 * i] = v[0] + mx;
-            tmp[2 * i + 1] = v[1] + my;
+            tmp[2 * m] = v[0] + mx;
+            tmp[2 * m + 1] = v[1] + my;
+            m++;
         }
-        memcpy(p, tmp, (size_t)n * 2 * sizeof *tmp);
+        s = un_frings_add(&out, tmp, m);
     }
     free(tmp);
-    return worst;
+    if (s == UN_OK) {
+        un_frings_free(r);
+        *r = out;
+        if (moved) *moved = worst;
+    } else {
+        un_frings_free(&out);
+    }
+    return s;
+}
+
+/* ---- the deviation actually used, measured -------------------------------
+ * How far the result reaches beyond the input: the largest distance from a
+ * point of the result to the input region (0 inside it).  Sampled at 33
+ * points along every edge of the result (refined around the best one) and
+ * on a grid inside it (refined by a pattern search), for the filled holes
+ * and closed notches that lie inside.  Callers also keep the bookkeeping of
+ * their steps and report the larger of the two. */
+
+static double dist_to_region(const un_frings *r, double x, double y)
+{
+    int32_t k, i;
+    int in = 0;
+    double best = HUGE_VAL;
+    for (k = 0; k < r->nrings; k++) {
+        int32_t a = r->start[k], n = r->start[k + 1] - a;
+        for (i = 0; i < n; i++) {
+            const double *p = r->xy + 2 * (a + i), *q = r->xy + 2 * (a + (i + 1) % n);
+            double dx = q[0] - p[0], dy = q[1] - p[1], l2 = dx * dx + dy * dy, t = 0, d;
+            if ((p[1] > y) != (q[1] > y) && x < p[0] + (y - p[1]) * dx / dy) in = !in;
+            if (l2 > 0) {
+                t = ((x - p[0]) * dx + (y - p[1]) * dy) / l2;
+                t = t < 0 ? 0 : t > 1 ? 1 : t;
+            }
+            d = hypot(p[0] + t * dx - x, p[1] + t * dy - y);
+            if (d < best) best = d;
+        }
+    }
+    return in ? 0 : best;
+}
+
+static int inside(const un_frings *r, double x, double y)
+{
+    int32_t k, i;
+    int in = 0;
+    for (k = 0; k < r->nrings; k++) {
+        int32_t a = r->start[k], n = r->start[k + 1] - a;
+        for (i = 0; i < n; i++) {
+            const double *p = r->xy + 2 * (a + i), *q = r->xy + 2 * (a + (i + 1) % n);
+            if ((p[1] > y) != (q[1] > y) && x < p[0] + (y - p[1]) * (q[0] - p[0]) / (q[1] - p[1])) in = !in;
+        }
+    }
+    return in;
+}
+
+/* The farthest point from the input may lie inside the result (a filled
+ * hole, a closed notch): a 48 x 48 grid over the result, then a pattern
+ * search from the best grid point, staying inside the result. */
+static double interior_max(const un_frings *result, const un_frings *input, double best)
+{
+    double lo[2] = {HUGE_VAL, HUGE_VAL}, hi[2] = {-HUGE_VAL, -HUGE_VAL}, bx = 0, by = 0, fb = -1, step;
+    int32_t i, j;
+    un_frings_bbox(result, lo, hi);
+    for (i = 0; i < 48; i++)
+        for (j = 0; j < 48; j++) {
+            double x = lo[0] + (i + 0.5) * (hi[0] - lo[0]) / 48, y = lo[1] + (j + 0.5) * (hi[1] - lo[1]) / 48, f;
+            if (!inside(result, x, y)) continue;
+            f = dist_to_region(input, x, y);
+            if (f > fb) { fb = f; bx = x; by = y; }
+        }
+    if (fb <= 0) return best;
+    step = 0.5 * ((hi[0] - lo[0]) + (hi[1] - lo[1])) / 48;
+    for (i = 0; i < 60 && step > 0; i++) {
+        static const double dir[8][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}, {1, 1}, {1, -1}, {-1, 1}, {-1, -1}};
+        int moved = 0;
+        for (j = 0; j < 8; j++) {
+            double x = bx + step * dir[j][0], y = by + step * dir[j][1], f;
+            if (!inside(result, x, y)) continue;
+            f = dist_to_region(input, x, y);
+            if (f > fb) { fb = f; bx = x; by = y; moved = 1; }
+        }
+        if (!moved) step *= 0.5;
+    }
+    return fb > best ? fb : best;
+}
+
+static double edge_dist(const un_frings *input, const double *p, const double *q, double t)
+{
+    return dist_to_region(input, p[0] + t * (q[0] - p[0]), p[1] + t * (q[1] - p[1]));
+}
+
+double un_simplify_deviation(const un_frings *result, const un_frings *input)
+{
+    const double g = 0.6180339887498949;
+    double best = 0;
+    int32_t r, i, j, k;
+    for (r = 0; r < result->nrings; r++) {
+        int32_t s0 = result->start[r], n = result->start[r + 1] - s0;
+        for (i = 0; i < n; i++) {
+            const double *p = result->xy + 2 * (s0 + i), *q = result->xy + 2 * (s0 + (i + 1) % n);
+            double f[33], a, b, x1, x2, f1, f2;
+            int32_t top = 0;
+            for (j = 0; j <= 32; j++) {
+                f[j] = edge_dist(input, p, q, (double)j / 32);
+                if (f[j] > f[top]) top = j;
+            }
+            if (f[top] > best) best = f[top];
+            /* refine the best sample's neighbourhood by golden section */
+            a = (top > 0 ? top - 1 : 0) / 32.0;
+            b = (top < 32 ? top + 1 : 32) / 32.0;
+            x1 = b - g * (b - a); x2 = a + g * (b - a);
+            f1 = edge_dist(input, p, q, x1); f2 = edge_dist(input, p, q, x2);
+            for (k = 0; k < 40; k++) {
+                if (f1 > f2) { b = x2; x2 = x1; f2 = f1; x1 = b - g * (b - a); f1 = edge_dist(input, p, q, x1); }
+                else { a = x1; x1 = x2; f1 = f2; x2 = a + g * (b - a); f2 = edge_dist(input, p, q, x2); }
+            }
+            if (f1 > best) best = f1;
+            if (f2 > best) best = f2;
+        }
+    }
+    return interior_max(result, input, best);
 }
 
 un_status un_geom_simplify(const un_frings *in, double tolerance, int32_t max_vertices, un_frings *out,
                            double *used)
 {
-    return un_simplify_pieces(in, tolerance, max_vertices, INT32_MAX, 0, out, used);
+    double ops;
+    un_status s = un_simplify_pieces(in, tolerance, max_vertices, INT32_MAX, 0, out, &ops);
+    if (s == UN_OK) {
+        /* the bookkeeping of the steps, or the measure, whichever is larger */
+        double measured = un_simplify_deviation(out, in);
+        *used = ops > measured ? ops : measured;
+    }
+    return s;
 }
 
 un_status un_simplify_pieces(const un_frings *in, double tolerance, int32_t max_vertices, int32_t max_pieces,
@@ -577,7 +786,10 @@ un_status un_simplify_pieces(const un_frings *in, double tolerance, int32_t max_
                                used)) == UN_OK) {
         /* the result contains the input as rounded to the grid; moving it
          * out by one grid step covers the rounding (at most 0.71 step) */
-        if ((s = un_grid_out(&g, &res, out, 1)) == UN_OK) *used = *used * g.step + miter_outwards(out, g.step);
+        double moved = 0;
+        if ((s = un_grid_out(&g, &res, out, 1)) == UN_OK &&
+            (s = miter_outwards(out, g.step, max_vertices - un_frings_npts(out), &moved)) == UN_OK)
+            *used = *used * g.step + moved;
     }
     un_rings_free(&ir);
     un_rings_free(&res);
@@ -598,7 +810,7 @@ un_status un_geom_hull(const un_frings *in, un_frings *out)
     un_rings_init(&res);
     if ((s = un_grid_in(&g, in, &ir)) == UN_OK && (s = un_hull_rings(&ir, NULL, &res)) == UN_OK &&
         (s = un_grid_out(&g, &res, out, 1)) == UN_OK)
-        miter_outwards(out, g.step); /* cover the rounding of the input */
+        s = miter_outwards(out, g.step, 0, NULL); /* cover the rounding of the input */
     un_rings_free(&ir);
     un_rings_free(&res);
     if (s != UN_OK) un_frings_free(out);

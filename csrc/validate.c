@@ -123,10 +123,10 @@ un_status un_pair_check(un_rings *a, un_rings *b, double margin_units, double re
                         double *distance)
 {
     double d = HUGE_VAL;
+    un_status s;
     *overlapping = 0;
     /* interior on the left of every ring, as inner_sample expects */
-    un_rings_orient(a, NULL);
-    un_rings_orient(b, NULL);
+    if ((s = un_rings_orient(a, NULL)) != UN_OK || (s = un_rings_orient(b, NULL)) != UN_OK) return s;
     if (cross_and_dist(a, b, reach, &d) || inside_samples(a, b) || inside_samples(b, a)) {
         *overlapping = 1;
         *distance = 0;

@@ -50,7 +50,7 @@ def library_sources():
     return sorted(p for p in glob.glob(os.path.join(CSRC, "*.c")) if os.path.basename(p) != "binding.c")
 
 
-def test_programs():
+def program_files():
     return sorted(glob.glob(os.path.join(TESTS, "test_*.c")))
 
 
@@ -120,7 +120,7 @@ def builds(tmp_path_factory):
 
 @pytest.mark.parametrize("variant", ["int128", "fallback"])
 @pytest.mark.parametrize("config", sorted(CONFIGS))
-@pytest.mark.parametrize("program", [os.path.basename(p) for p in test_programs()])
+@pytest.mark.parametrize("program", [os.path.basename(p) for p in program_files()])
 def test_c_unit_program(program, config, variant, builds):
     b = builds(config)
     exe = b.link(os.path.join(TESTS, program), variant)

@@ -54,6 +54,7 @@ static void push_rect(un_seg *s, int *n, rect r, int32_t ws, int32_t wc, int cw)
         g->b = cw ? c[k] : c[(k + 1) % 4];
         g->ws = cw ? -ws : ws;
         g->wc = cw ? -wc : wc;
+        g->tag = *n / 4; /* one solid per rectangle */
     }
 }
 
@@ -257,6 +258,7 @@ static void test_fan_of_triangles_through_one_point(void)
             segs[nseg].b = t[(j + 1) % 3];
             segs[nseg].ws = 1;
             segs[nseg].wc = 0;
+            segs[nseg].tag = k;
             nseg++;
         }
     }
@@ -278,12 +280,12 @@ static void test_crossing_segments_exact_vertex(void)
     for (j = 0; j < 3; j++) {
         segs[nseg].a = tu_pt(t1[2 * j], t1[2 * j + 1]);
         segs[nseg].b = tu_pt(t1[2 * ((j + 1) % 3)], t1[2 * ((j + 1) % 3) + 1]);
-        segs[nseg].ws = 1; segs[nseg].wc = 0; nseg++;
+        segs[nseg].ws = 1; segs[nseg].wc = 0; segs[nseg].tag = 0; nseg++;
     }
     for (j = 0; j < 3; j++) {
         segs[nseg].a = tu_pt(t2[2 * j], t2[2 * j + 1]);
         segs[nseg].b = tu_pt(t2[2 * ((j + 1) % 3)], t2[2 * ((j + 1) % 3) + 1]);
-        segs[nseg].ws = 1; segs[nseg].wc = 0; nseg++;
+        segs[nseg].ws = 1; segs[nseg].wc = 0; segs[nseg].tag = 1; nseg++;
     }
     CHECK_OK(un_arr_run(w, segs, nseg, UN_SEL_COVERED, NULL));
     CHECK_EQ(un_arr_nloops(w), 1);
@@ -308,13 +310,13 @@ static void test_inputs_checked(void)
 {
     un_arr *w = un_arr_new();
     un_seg s[3];
-    s[0].a = tu_pt(0, 0); s[0].b = tu_pt(UN_COORD_LIMIT + 1, 0); s[0].ws = 1; s[0].wc = 0;
+    s[0].a = tu_pt(0, 0); s[0].b = tu_pt(UN_COORD_LIMIT + 1, 0); s[0].ws = 1; s[0].wc = 0; s[0].tag = 0;
     CHECK_STATUS(un_arr_run(w, s, 1, UN_SEL_COVERED, NULL), UN_ERANGE);
     CHECK_OK(un_arr_run(w, s, 0, UN_SEL_COVERED, NULL));
     CHECK_EQ(un_arr_nloops(w), 0);
     /* zero-length and zero-weight segments are ignored */
     s[0].b = tu_pt(0, 0);
-    s[1].a = tu_pt(0, 0); s[1].b = tu_pt(5, 5); s[1].ws = 0; s[1].wc = 0;
+    s[1].a = tu_pt(0, 0); s[1].b = tu_pt(5, 5); s[1].ws = 0; s[1].wc = 0; s[1].tag = 0;
     CHECK_OK(un_arr_run(w, s, 2, UN_SEL_COVERED, NULL));
     CHECK_EQ(un_arr_nloops(w), 0);
     /* a point loop added by hand */
@@ -334,12 +336,12 @@ static void test_segs_from_rings(void)
     un_rings_init(&r);
     tu_add(&r, sq, 4);
     tu_add(&r, tri, 3);
-    CHECK_OK(un_segs_from_rings(&segs, &n, &cap, &r, 1, 2, 0));
+    CHECK_OK(un_segs_from_rings(&segs, &n, &cap, &r, 1, 2, 7, 0));
     CHECK_EQ(n, 7);
     CHECK(segs[3].a.x == 0 && segs[3].a.y == 4 && segs[3].b.x == 0 && segs[3].b.y == 0);
     CHECK(segs[6].a.x == 9 && segs[6].a.y == 10 && segs[6].b.x == 9 && segs[6].b.y == 9);
-    CHECK(segs[0].ws == 1 && segs[0].wc == 2);
-    CHECK_OK(un_segs_from_rings(&segs, &n, &cap, &r, -1, 0, 1));
+    CHECK(segs[0].ws == 1 && segs[0].wc == 2 && segs[0].tag == 7);
+    CHECK_OK(un_segs_from_rings(&segs, &n, &cap, &r, -1, 0, 8, 1));
     CHECK_EQ(n, 14);
     CHECK(segs[7].a.x == 4 && segs[7].a.y == 0 && segs[7].b.x == 0 && segs[7].b.y == 0);
     CHECK(segs[7].ws == -1);
