@@ -1,0 +1,84 @@
+"""Puzzles with a known optimum (``shared/data/puzzles/*.json``) as packing inputs.
+
+Each piece becomes one island: the polygon scaled by ``1 / container side``
+(so the optimum fills the unit tile exactly) and triangulated with shapely's
+constrained Delaunay triangulation, triangles sharing UV indices.  Pieces are
+laid out side by side on a grid so that none overlap in the input (the files
+translate every piece to the origin; left there, all pieces would form one
+merge group).  Puzzles are packed with margin 0; ``rotation`` is "none" for
+instances whose file says "0 degrees only" (the Dighe jigsaws) and "any"
+otherwise.  The score is coverage divided by ``known_optimal_density``.
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import List, Optional
+
+import numpy as np
+import shapely
+
+from .common import Model
+
+#: Environment variable that may point at the puzzles folder.
+PUZZLES_ENV = "UVNEST_PUZZLES"
+
+
+def puzzles_dir() -> Path:
+    """The puzzles folder: ``$UVNEST_PUZZLES``, else ``shared/data/puzzles`` next to the repository.
+
+    Looks in the repository's parent (``<parent>/shared`` beside the work
+    tree, the layout of development machines and CI) and in the repository
+    itself.
+    """
+    env = os.environ.get(PUZZLES_ENV)
+    if env:
+        return Path(env)
+    repo = Path(__file__).resolve().parents[2]
+    for base in (repo.parent, repo):
+        candidate = base / "shared" / "data" / "puzzles"
+        if candidate.is_dir():
+            return candidate
+    return repo.parent / "shared" / "data" / "puzzles"
+
+
+def rotation_of(spec: str) -> str:
+    """Map a puzzle file's ``rotation`` text to the benchmark's "any" / "none"."""
+    return "none" if "only" in spec.lower() else "any"
+
+
+def load_puzzle(path: Path) -> Model:
+    """One puzzle file as a :class:`Model` (margin 0, optimum from the file)."""
+    data = json.loads(Path(path).read_text())
+    width, height = (float(v) for v in data["container"])
+    side = max(width, height)
+    pieces = [np.asarray(p, dtype=np.float64) / side for p in data["pieces"]]
+    cell = 1.05 * max(float(p.max()) for p in pieces)
+    cols = int(np.ceil(np.sqrt(len(pieces))))
+    uvs: List[np.ndarray] = []
+    faces: List[np.ndarray] = []
+    base = 0
+    for k, piece in enumerate(pieces):
+        poly = shapely.Polygon(piece)
+        if not poly.is_valid:
+            raise ValueError(f"{path.name}: piece {k} is not a simple polygon")
+        tris = shapely.get_parts(shapely.constrained_delaunay_triangles(poly))
+        coords = shapely.get_coordinates(tris).reshape(len(tris), 4, 2)[:, :3]
+        verts, inv = np.unique(coords.reshape(-1, 2), axis=0, return_inverse=True)
+        offset = np.array([(k % cols) * cell, (k // cols) * cell])
+        uvs.append(verts + offset)
+        faces.extend(inv.reshape(-1, 3).astype(np.int64) + base)
+        base += len(verts)
+    density = float(data.get("known_optimal_density", 1.0))
+    container_area = width * height / side**2
+    return Model.from_faces(
+        f"puzzle-{data.get('name', path.stem)}", "puzzle", np.concatenate(uvs), faces,
+        rotation=rotation_of(str(data.get("rotation", ""))), margin=0.0,
+        optimum=density * container_area, source=str(data.get("source", path.name)))
+
+
+def puzzle_models(folder: Optional[Path] = None) -> List[Model]:
+    """Every ``*.json`` puzzle in ``folder`` (default :func:`puzzles_dir`), sorted by name."""
+    root = Path(folder) if folder is not None else puzzles_dir()
+    return [load_puzzle(p) for p in sorted(root.glob("*.json"))]
