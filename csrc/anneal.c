@@ -23,6 +23,7 @@
 #define WIDEN     1.15
 #define NARROW    0.92
 #define SWAP_SHARE 0.1
+#define CARDINAL_SHARE 0.5
 
 un_status un_anneal_init(un_anneal *A, int32_t n)
 {
@@ -66,10 +67,18 @@ un_status un_anneal_move(un_engine *E, un_anneal *A, un_rng *g, int *complete)
         from = p < q ? p : q;
     } else {
         int32_t nparam = E->os.nangles * E->os.flips > 1 ? 3 : 2;
+        int32_t no = E->os.nangles * E->os.flips;
         k = E->seq[p];
         j = 3 - nparam + un_rng_below(g, nparam);   /* skip theta with one orientation */
         old = E->par[3 * k + j];
-        E->par[3 * k + j] = wrap(old + A->step[3 * k + j] * (2 * un_rng_unit(g) - 1));
+        if (j == 0 && E->os.nangles % 4 == 0 && E->os.nangles > 4 && un_rng_unit(g) < CARDINAL_SHARE) {
+            /* half of the rotation moves go to a quarter turn (or its
+             * mirror): straight edges mostly pack best straight */
+            int32_t o = un_rng_below(g, 4 * E->os.flips), a = (o % 4) * (E->os.nangles / 4);
+            E->par[3 * k] = ((double)(a + (o / 4) * E->os.nangles) + 0.5) / no;
+        } else {
+            E->par[3 * k + j] = wrap(old + A->step[3 * k + j] * (2 * un_rng_unit(g) - 1));
+        }
         from = p;
     }
     memcpy(A->save + from, E->pl + from, (size_t)(n - from) * sizeof *A->save);

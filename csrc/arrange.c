@@ -114,6 +114,9 @@ struct un_arr {
 
 #define TRY(x) do { un_status s_ = (x); if (s_ != UN_OK) return s_; } while (0)
 
+/* Below this many pieces, candidate pairs come from a plain double loop. */
+#define SMALL_INPUT 64
+
 un_arr *un_arr_new(void)
 {
     return (un_arr *)calloc(1, sizeof(un_arr));
@@ -370,6 +373,17 @@ static un_status find_candidates(un_arr *w, int32_t *ncand)
 {
     int64_t cell, ncell = (int64_t)w->gx * w->gy;
     int32_t nc = 0, i, j;
+    if (w->nms <= SMALL_INPUT) {
+        /* few pieces: every pair, already in order and unique */
+        for (i = 0; i < w->nms; i++)
+            for (j = i + 1; j < w->nms; j++) {
+                if (!bbox_overlap(w->ms + i, w->ms + j)) continue;
+                TRY(UN_RESERVE(w->cand, w->cap_cand, (int64_t)nc + 1));
+                w->cand[nc++] = ((int64_t)i << 32) | j;
+            }
+        *ncand = nc;
+        return UN_OK;
+    }
     for (cell = 0; cell < ncell; cell++) {
         int32_t a = w->cellcnt[cell], b = w->cellcnt[cell + 1];
         for (i = a; i < b; i++) {
@@ -492,16 +506,22 @@ static un_status build_vertices(un_arr *w, int32_t ncand)
         for (i = 0; i < n; i++) {
             int32_t a = w->inst[i], b = w->inst[i + 1], j, m = b - a;
             inc *v = w->in + a;
-            for (j = 0; j < m; j++) idx[j] = j;
-            un_sort_idx(idx, m, cmp_inc, v, scratch);
-            /* permute into sorted order via scratch copy of structs */
-            {
-                inc buf[8];
-                inc *sorted = m <= 8 ? buf : (inc *)malloc((size_t)m * sizeof(inc));
+            if (m <= 16) {
+                /* short lists (the common case): insertion sort in place */
+                int32_t t;
+                for (j = 1; j < m; j++) {
+                    inc x = v[j];
+                    for (t = j; t > 0 && un_sign_mul_sub(v[t - 1].n, x.d, x.n, v[t - 1].d) > 0; t--) v[t] = v[t - 1];
+                    v[t] = x;
+                }
+            } else {
+                inc *sorted = (inc *)malloc((size_t)m * sizeof(inc));
                 if (!sorted) return UN_ENOMEM;
+                for (j = 0; j < m; j++) idx[j] = j;
+                un_sort_idx(idx, m, cmp_inc, v, scratch);
                 for (j = 0; j < m; j++) sorted[j] = v[idx[j]];
                 memcpy(v, sorted, (size_t)m * sizeof(inc));
-                if (sorted != buf) free(sorted);
+                free(sorted);
             }
             for (j = 1; j < m; j++)
                 if (un_sign_mul_sub(v[j].n, v[j - 1].d, v[j - 1].n, v[j].d) == 0)

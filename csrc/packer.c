@@ -30,9 +30,13 @@
 #define VERTS_FILLED 24
 #define MAX_PIECES 4        /* islands in more separate pieces pack as their hull */
 #define BISECT_TOLERANCE 0.0025
+#define BISECT_AT_START 300
+#ifndef T0_SHARE
+#define T0_SHARE 0.15       /* reheat temperature: this share of an average island's */
+#endif
 #define STEP_FIRST 0.01
-#define STEP_GROW 1.5
-#define STEP_MAX 0.05
+#define STEP_GROW 1.25
+#define STEP_MAX 0.02
 #define STEP_MIN 0.0005
 
 struct un_packer {
@@ -185,7 +189,7 @@ static int cmp_area(int32_t a, int32_t b, const void *ctx)
 }
 
 /* Angle that turns the island's minimal-area bounding rectangle axis
- * aligned (rotating calipers over the hull of its points). */
+ * aligned, its longer side vertical. */
 static double min_rect_angle(const un_frings *f)
 {
     int32_t n = un_frings_npts(f), i, k;
@@ -208,7 +212,12 @@ static double min_rect_angle(const un_frings *f)
             if (v > hy) hy = v;
         }
         area = (hx - lx) * (hy - ly);
-        if (area < best * (1 - 1e-9)) { best = area; angle = -atan2(dy, dx); }
+        if (area < best * (1 - 1e-9)) {
+            best = area;
+            angle = -atan2(dy, dx);
+            /* the long side upright: the fill builds columns from the left */
+            if (hx - lx > hy - ly) angle += 1.5707963267948966;
+        }
     }
     return angle;
 }
@@ -281,7 +290,9 @@ static un_status prepare(un_packer *pk, double L_area)
         int32_t cap = pk->opt.anneal_max > 0 ? pk->opt.anneal_max : DEFAULT_ANNEAL_MAX;
         for (i = 0; i < E->n; i++) total += E->isl[i].area;
         for (E->nanneal = 0; E->nanneal < E->n && E->nanneal < cap; E->nanneal++) {
-            if (E->nanneal >= ANNEAL_MIN && acc >= ANNEAL_AREA_SHARE * total) break;
+            /* a few islands are all annealed; of many, those holding most
+             * of the area */
+            if (E->n > cap && E->nanneal >= ANNEAL_MIN && acc >= ANNEAL_AREA_SHARE * total) break;
             acc += E->isl[E->seq[E->nanneal]].area;
         }
     }
@@ -421,15 +432,17 @@ static un_status decode_all(un_packer *pk, int *complete)
     return s;
 }
 
-static un_status try_scale(un_packer *pk, double L)
+static un_status try_scale(un_packer *pk, double L, int reheat)
 {
     int complete;
     un_status s = un_engine_set_scale(&pk->E, L);
     if (s == UN_OK) s = decode_all(pk, &complete);
     pk->since = 0;
-    un_anneal_reheat(&pk->A);
+    if (reheat) un_anneal_reheat(&pk->A);
     return s;
 }
+
+static un_status bisect_step(un_packer *pk, int *improved);
 
 /* Bottom-left fill at scale L: does everything fit, and is it valid? */
 static un_status first_fill(un_packer *pk, double L, int *ok)
@@ -478,7 +491,15 @@ un_status un_packer_start(un_packer *pk, volatile int *cancel)
     }
     if (!pk->have_best) return UN_ENOFIT;
     pk->bisecting = 1;
-    return UN_OK;
+    /* for up to a few hundred islands a fill costs milliseconds: bisect now,
+     * so that the first layout handed out is already tight */
+    if (E->n <= BISECT_AT_START) {
+        int improved = 0;
+        while (pk->bisecting && (s = bisect_step(pk, &improved)) == UN_OK) {
+            if (cancel && *cancel) return UN_ECANCELLED;
+        }
+    }
+    return s;
 }
 
 /* One step of the bisection of the bottom-left fill; when it is fine
@@ -498,11 +519,11 @@ static un_status bisect_step(un_packer *pk, int *improved)
     pk->bisecting = 0;
     /* annealing: the reheat temperature accepts losing a typical island's
      * share of the container about one time in three */
-    pk->A.T0 = 0.9 * pk->st.coverage / E->nanneal;
-    pk->stall = 60 + 12 * (int64_t)E->nanneal;
+    pk->A.T0 = T0_SHARE * pk->st.coverage / E->nanneal;
+    pk->stall = 30 + 6 * (int64_t)E->nanneal;
     pk->A.alpha = exp(log(0.02) / (double)pk->stall);
     pk->delta = STEP_FIRST;
-    return try_scale(pk, pk->best_L * (1 - pk->delta));
+    return try_scale(pk, pk->best_L * (1 - pk->delta), 1);
 }
 
 static un_status on_success(un_packer *pk, int *improved)
@@ -511,19 +532,19 @@ static un_status on_success(un_packer *pk, int *improved)
     if (s != UN_OK) return s;
     pk->delta *= STEP_GROW;
     if (pk->delta > STEP_MAX) pk->delta = STEP_MAX;
-    return try_scale(pk, pk->best_L * (1 - pk->delta));
+    /* go on from this layout at the same temperature */
+    return try_scale(pk, pk->best_L * (1 - pk->delta), 0);
 }
 
 static un_status on_stall(un_packer *pk)
 {
+    /* a smaller step, from the best layout, hot again; below the smallest
+     * step, start over with a small one */
     pk->delta *= 0.5;
-    if (pk->delta < STEP_MIN) {
-        /* restart from the best layout, a little smaller, hot */
-        memcpy(pk->E.par, pk->best_par, 3 * (size_t)pk->E.n * sizeof *pk->E.par);
-        memcpy(pk->E.seq, pk->best_seq, (size_t)pk->E.n * sizeof *pk->E.seq);
-        pk->delta = 4 * STEP_MIN;
-    }
-    return try_scale(pk, pk->best_L * (1 - pk->delta));
+    if (pk->delta < STEP_MIN) pk->delta = 4 * STEP_MIN;
+    memcpy(pk->E.par, pk->best_par, 3 * (size_t)pk->E.n * sizeof *pk->E.par);
+    memcpy(pk->E.seq, pk->best_seq, (size_t)pk->E.n * sizeof *pk->E.seq);
+    return try_scale(pk, pk->best_L * (1 - pk->delta), 1);
 }
 
 un_status un_packer_run(un_packer *pk, int64_t moves, volatile int *cancel, int *improved)
