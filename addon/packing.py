@@ -5,26 +5,39 @@ simulated-annealing search over each island's (rotation, region, position on
 the region's boundary) and a search on scale.  Every layout handed out has
 passed the engine's exact final check: islands at least ``margin`` apart and
 inside the target, within a tolerance of 2**-26 of the target's size (on top
-of which the engine keeps a clearance of about 1e-7).
+of which the engine keeps a clearance of about 1e-7); with ``scale='fixed'``
+islands may overhang their tile by up to ``FIXED_OVERHANG`` (2**-20).
+
+With ``scale='fixed'`` the islands keep their size (or take a texel density)
+and go into as few UDIM tiles as possible; ``pixel_perfect`` and
+``block_align`` snap translations to the texel grid or to compression blocks.
+Snapped layouts are checked again, exactly, at the requested margin.
 """
 from __future__ import annotations
 
 import math
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Iterator, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from . import _core
+from . import _core, tiles as _tiles
 from ._faces import FacesLike
 from .islands import Island, find_islands, island_faces_of
+from .tiles import pack_pow2_squares
 
-__all__ = ["IslandTransform", "PackResult", "Packer", "pack"]
+__all__ = ["IslandTransform", "PackResult", "Packer", "pack", "pack_pow2_squares"]
 
 ROTATIONS = ("none", "90", "any")
 SHAPES = ("concave", "convex", "box")
+SCALES = ("fit", "fixed")
+#: With scale='fixed' an island may reach this far (tile units) past its
+#: tile's border (less padding): the engine keeps a clearance of about 1e-7,
+#: so without it an island exactly one tile in size could never be placed.
+#: 2**-20 is a thousandth of a texel of a 1K texture.
+FIXED_OVERHANG = 2.0 ** -20
 
 
 @dataclass(frozen=True)
@@ -53,6 +66,15 @@ class PackResult:
         iterations: annealing moves made so far.
         elapsed: seconds since the packer was created.
         seed: the random seed.
+        tile_of_island: per island its UDIM tile number (``scale='fixed'``;
+            with ``'fit'`` every island is in the target, numbered 1001).
+        tile_count: UDIM tiles used.
+        tile_lower_bound: no layout can use fewer tiles: ceil(sum of the
+            islands' areas grown by margin / 2, over a tile's room).
+        tile_fill: ``f = sum(U**2) / tile_count``, U each tile's share
+            covered (1 when every tile is full).
+        split_groups: affinity group keys whose islands ended up in more
+            than one tile.
     """
 
     uvs: np.ndarray
@@ -64,6 +86,11 @@ class PackResult:
     iterations: int
     elapsed: float
     seed: int
+    tile_of_island: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    tile_count: int = 1
+    tile_lower_bound: int = 1
+    tile_fill: float = 0.0
+    split_groups: List = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -79,6 +106,13 @@ class _Options:
     seed: int
     cache_bytes: float
     anneal_max: int
+    fixed: bool
+    tiles: Tuple[int, ...]
+    texture: Optional[Tuple[int, int]]
+    grid: Optional[Tuple[float, float]]     # snapping step (u, v), or None
+    check_margin: float                     # margin a snapped layout is checked at (blocks included)
+    engine_margin: float                    # margin the engine keeps (room for snapping and blocks)
+    engine_padding: float
 
 
 def _angles(rotation: str, rotation_step: float) -> Tuple[np.ndarray, bool]:
@@ -92,37 +126,76 @@ def _angles(rotation: str, rotation_step: float) -> Tuple[np.ndarray, bool]:
     return np.radians(np.arange(n) * float(rotation_step)), True
 
 
+def _texture(texture_size) -> Optional[Tuple[int, int]]:
+    if texture_size is None:
+        return None
+    size = tuple(texture_size) if isinstance(texture_size, (tuple, list)) else (texture_size, texture_size)
+    if len(size) != 2 or not all(isinstance(v, (int, np.integer)) and v > 0 for v in size):
+        raise ValueError(f"texture_size must be a positive integer or (width, height), got {texture_size!r}")
+    return int(size[0]), int(size[1])
+
+
+def _number(value, name: str, low: float = 0.0) -> float:
+    if isinstance(value, bool) or not (isinstance(value, (int, float, np.floating, np.integer))
+                                       and math.isfinite(value) and value >= low):
+        raise ValueError(f"{name} must be a finite number >= {low:g}, got {value!r}")
+    return float(value)
+
+
 def _options(margin: float, margin_px: Optional[float], texture_size, rotation: str, rotation_step: float,
              flip: bool, shape: str, merge_overlapping: bool, target, padding: float, seed: int,
-             cache_mb: float, anneal_max: Optional[int]) -> _Options:
+             cache_mb: float, anneal_max: Optional[int], scale: str, tiles, pixel_perfect: bool,
+             block_align: Optional[int]) -> _Options:
+    texture = _texture(texture_size)
     if margin_px is not None:
-        if texture_size is None:
+        if texture is None:
             raise ValueError("margin_px needs texture_size")
-        size = float(max(texture_size) if isinstance(texture_size, (tuple, list)) else texture_size)
-        if not size > 0:
-            raise ValueError(f"texture_size must be positive, got {texture_size!r}")
-        if not (math.isfinite(margin_px) and margin_px >= 0):
-            raise ValueError(f"margin_px must be a finite number >= 0, got {margin_px!r}")
-        margin = float(margin_px) / size
-    if not (isinstance(margin, (int, float)) and math.isfinite(margin) and margin >= 0):
-        raise ValueError(f"margin must be a finite number >= 0, got {margin!r}")
-    if not (isinstance(padding, (int, float)) and math.isfinite(padding) and padding >= 0):
-        raise ValueError(f"padding must be a finite number >= 0, got {padding!r}")
+        margin = _number(margin_px, "margin_px") / max(texture)
+    margin = _number(margin, "margin")
+    padding = _number(padding, "padding")
     if rotation not in ROTATIONS:
         raise ValueError(f"rotation must be one of {ROTATIONS}, got {rotation!r}")
     if shape not in SHAPES:
         raise ValueError(f"shape must be one of {SHAPES}, got {shape!r}")
+    if scale not in SCALES:
+        raise ValueError(f"scale must be one of {SCALES}, got {scale!r}")
     t = tuple(float(v) for v in target)
     if len(t) != 4 or not all(math.isfinite(v) for v in t) or not (t[2] > t[0] and t[3] > t[1]):
         raise ValueError(f"target must be (x0, y0, x1, y1) with x1 > x0 and y1 > y0, got {target!r}")
+    if scale == "fixed" and not (0 <= t[0] < t[2] <= 1 and 0 <= t[1] < t[3] <= 1):
+        raise ValueError(f"with scale='fixed' the target is a part of each unit tile, got {target!r}")
+    if tiles is not None and scale != "fixed":
+        raise ValueError("tiles needs scale='fixed'")
+    tile_list = _tiles.checked_tiles(tiles) if scale == "fixed" else (1001,)
+    grid = None
+    block = 0.0
+    if block_align is not None:
+        if isinstance(block_align, bool) or not (isinstance(block_align, (int, np.integer)) and block_align >= 1):
+            raise ValueError(f"block_align must be a whole number of texels >= 1, got {block_align!r}")
+        if texture is None:
+            raise ValueError("block_align needs texture_size")
+        grid = (block_align / texture[0], block_align / texture[1])
+        block = math.hypot(*grid)   # closer than this, two islands could share a block
+    elif pixel_perfect:
+        if texture is None:
+            raise ValueError("pixel_perfect needs texture_size")
+        grid = (1.0 / texture[0], 1.0 / texture[1])
+    engine_margin, engine_padding = max(margin, block), padding
+    if grid is not None:
+        # rounding moves each island by at most half a step per axis: a
+        # pair closes in by at most one step diagonal, a border by half a step
+        engine_margin += math.hypot(*grid) * (1 + 1e-9)
+        engine_padding += 0.5 * max(grid) * (1 + 1e-9)
     side = min(t[2] - t[0], t[3] - t[1])
-    if 2 * padding >= side or margin >= side:
-        raise ValueError(f"margin {margin} and padding {padding} leave no room in a target of side {side}")
-    if not (cache_mb > 0):
+    if 2 * engine_padding >= side or engine_margin >= side:
+        raise ValueError(f"margin {engine_margin:g} and padding {engine_padding:g} leave no room in a "
+                         f"target of side {side:g}")
+    if not (isinstance(cache_mb, (int, float)) and cache_mb > 0):
         raise ValueError(f"cache_mb must be positive, got {cache_mb!r}")
     angles, align = _angles(rotation, rotation_step)
-    return _Options(float(margin), float(padding), t, angles, align, bool(flip), shape, bool(merge_overlapping),
-                    int(seed), float(cache_mb) * 2**20, int(anneal_max or 0))
+    return _Options(margin, padding, t, angles, align, bool(flip), shape, bool(merge_overlapping),
+                    int(seed), float(cache_mb) * 2**20, int(anneal_max or 0), scale == "fixed", tile_list,
+                    texture, grid, max(margin, block), engine_margin, engine_padding)
 
 
 def _packing_shape(isl: Island, shape: str, tiny: float) -> Tuple[List[np.ndarray], float]:
@@ -159,6 +232,30 @@ def _locked_islands(locked, islands: List[Island], n_faces: int) -> np.ndarray:
     return mask
 
 
+def _apply(t: IslandTransform, p: np.ndarray) -> np.ndarray:
+    """Points ``p`` moved by transform ``t``."""
+    if t.flipped:
+        p = p * np.array([-1.0, 1.0])
+    c, s = math.cos(t.rotation), math.sin(t.rotation)
+    return np.column_stack([t.scale * (c * p[:, 0] - s * p[:, 1]) + t.translation[0],
+                            t.scale * (s * p[:, 0] + c * p[:, 1]) + t.translation[1]])
+
+
+def _island_groups(groups, moving: List[Island], n_faces: int) -> Tuple[list, np.ndarray]:
+    """Affinity group keys and per moving island its group (the key most of
+    its faces have), -1 without groups."""
+    if groups is None:
+        return [], np.full(len(moving), -1, dtype=np.int64)
+    arr = np.asarray(groups)
+    if arr.ndim != 1 or arr.shape[0] != n_faces:
+        raise ValueError(f"groups must have one key per face ({n_faces}), got shape {arr.shape}")
+    keys, codes = np.unique(arr, return_inverse=True)
+    codes = codes.reshape(-1)
+    of = np.array([int(np.bincount(codes[isl.faces]).argmax()) for isl in moving], dtype=np.int64)
+    used, of = np.unique(of, return_inverse=True)
+    return [keys[k].item() if hasattr(keys[k], "item") else keys[k] for k in used], of.reshape(-1)
+
+
 class Packer:
     """Incremental packer: a first layout at once, then better ones on demand.
 
@@ -177,16 +274,39 @@ class Packer:
             ``rotation_step`` in degrees for ``'any'`` (default 5, at least
             0.5; angles are relative to each island's minimal bounding box).
         flip: allow mirroring (default False).
-        shape: ``'concave'`` (default), ``'convex'`` or ``'box'``.
+        shape: ``'concave'`` (default), ``'convex'`` or ``'box'`` (bounding
+            rectangles, skyline bottom-left: the fastest).
         merge_overlapping: overlapping islands move together (default True).
         locked: islands that stay where they are and are obstacles: a
-            boolean mask over faces, or island indices.
-        target: ``(x0, y0, x1, y1)`` (default the unit tile).
+            boolean mask over faces, or island indices.  With
+            ``scale='fixed'`` they must lie in the first tile.
+        target: ``(x0, y0, x1, y1)`` (default the unit tile; with
+            ``scale='fixed'``, the part of every tile to use).
         padding: smallest distance from the target's border (default 0).
         seed: random seed (default 0).
         cache_mb: no-fit polygon cache budget (default 256).
         anneal_max: how many of the largest islands are annealed; the rest
-            are filled around them (default 48).
+            are filled around them (default 24).
+        mesh_faces: per face its 3D vertex ids: faces that share a mesh edge
+            join one island even where their UVs are split.
+
+    Multi-tile and texel options:
+        scale: ``'fit'`` (default: the largest common scale that fits the
+            target) or ``'fixed'`` (keep the islands' size, or
+            ``texel_density``, and use as few UDIM tiles as possible).
+        tiles: UDIM tile numbers to fill in order (default 1001 .. 1100,
+            rows of 10); ``scale='fixed'`` only.
+        texel_density: texels per unit of 3D length for every island (needs
+            ``texture_size`` and ``positions``); ``scale='fixed'`` only.
+        positions: ``(V, 3)`` vertex positions, indexed by ``mesh_faces``
+            when given, else by ``faces``.
+        groups: one hashable key per face (an object, a material): islands
+            with the same key go to the same tile whenever it fits.
+        pixel_perfect: snap translations to the texel grid of
+            ``texture_size``; the margin still holds exactly.
+        block_align: snap translations to blocks of this many texels (4 for
+            BCn/ETC) and keep islands a block diagonal apart, so that no
+            block holds two islands.
     """
 
     def __init__(self, uvs, faces: FacesLike, *, margin: float = 0.001, margin_px: Optional[float] = None,
@@ -194,65 +314,242 @@ class Packer:
                  rotation_step: float = 5.0, flip: bool = False, shape: str = "concave",
                  merge_overlapping: bool = True, locked=None, target=(0.0, 0.0, 1.0, 1.0),
                  padding: float = 0.0, seed: int = 0, cache_mb: float = 256.0,
-                 anneal_max: Optional[int] = None, mesh_faces: Optional[FacesLike] = None) -> None:
+                 anneal_max: Optional[int] = None, mesh_faces: Optional[FacesLike] = None,
+                 scale: str = "fit", tiles: Optional[Sequence[int]] = None,
+                 texel_density: Optional[float] = None, positions=None, groups=None,
+                 pixel_perfect: bool = False, block_align: Optional[int] = None) -> None:
         self._t0 = time.perf_counter()
-        self._opt = _options(margin, margin_px, texture_size, rotation, rotation_step, flip, shape,
-                             merge_overlapping, target, padding, seed, cache_mb, anneal_max)
+        self._opt = o = _options(margin, margin_px, texture_size, rotation, rotation_step, flip, shape,
+                                 merge_overlapping, target, padding, seed, cache_mb, anneal_max, scale, tiles,
+                                 pixel_perfect, block_align)
         self._uvs = np.array(uvs, dtype=np.float64, copy=True)
         self.islands: List[Island] = find_islands(self._uvs, faces, mesh_faces=mesh_faces,
-                                                  merge_overlapping=self._opt.merge_overlapping)
+                                                  merge_overlapping=o.merge_overlapping)
         n_faces = int(sum(isl.faces.size for isl in self.islands))
         self._island_of_face = island_faces_of(self.islands, n_faces)
         self._locked = _locked_islands(locked, self.islands, n_faces)
         self._moving = np.flatnonzero(~self._locked)
         if self._moving.size == 0:
             raise ValueError("there is nothing to pack: every island is locked")
-        o = self._opt
-        self._core = _core.Packer(o.target, o.margin, o.padding, o.angles, o.align, o.flip, o.seed,
-                                  o.cache_bytes, o.anneal_max)
+        moving = [self.islands[i] for i in self._moving]
+        self._prescale = self._island_scales(moving, faces, mesh_faces, texel_density, positions)
+        self._group_keys, self._group_of = _island_groups(groups, moving, n_faces)
         ext = float(np.ptp(self._uvs[np.concatenate([isl.uv_indices for isl in self.islands])], axis=0).max())
         tiny = 1e-6 * (ext if ext > 0 else 1.0)
-        for i in self._moving:
-            rings, area = _packing_shape(self.islands[i], o.shape, tiny)
-            self._core.add_island(rings, area)
-        for i in np.flatnonzero(self._locked):
-            isl = self.islands[i]
-            rings, _ = _packing_shape(isl, "concave", tiny)
-            self._core.add_locked(rings)
+        self._shapes = []     # per moving island: what the engine packs, pre-scaled
+        self._areas = []
+        for k, isl in zip(self._prescale, moving):
+            rings, area = _packing_shape(isl, o.shape, tiny)
+            self._shapes.append([r * k for r in rings])
+            self._areas.append(area * k * k)
+        self._areas = np.array(self._areas)
+        self._fixed_shapes = [self._locked_shape(i, tiny) for i in np.flatnonzero(self._locked)]
         self._lock = threading.Lock()
         self._cancelled = False
-        self._core.start()
+        self._core = None
+        self._pow2 = self._pow2_layout(moving)
+        #: True when the first layout is final (power-of-two squares, boxes):
+        #: searching further cannot improve it
+        self.final = self._pow2 is not None or (o.shape == "box" and not o.fixed)
+        if self._pow2 is None:
+            self._core = self._engine(o.shape == "box" and not o.fixed)
+            self._start()
         self._best = self._result()
+
+    # ------------------------------------------------------------ set-up
+
+    def _island_scales(self, moving: List[Island], faces, mesh_faces, texel_density, positions) -> np.ndarray:
+        """Per moving island the scale applied before packing (1, or the
+        scale that gives it ``texel_density``)."""
+        o = self._opt
+        if texel_density is None:
+            return np.ones(len(moving))
+        if not o.fixed:
+            raise ValueError("texel_density needs scale='fixed'")
+        if o.texture is None:
+            raise ValueError("texel_density needs texture_size")
+        if positions is None:
+            raise ValueError("texel_density needs positions (the mesh's 3D vertex positions)")
+        density = _number(texel_density, "texel_density")
+        if density <= 0:
+            raise ValueError(f"texel_density must be positive, got {texel_density!r}")
+        return _tiles.texel_scales(moving, self._uvs, faces, positions,
+                                   mesh_faces if mesh_faces is not None else faces, density, o.texture)
+
+    def _locked_shape(self, i: int, tiny: float) -> List[np.ndarray]:
+        """A locked island's outline, relative to the first tile."""
+        rings, _ = _packing_shape(self.islands[i], "concave", tiny)
+        if not self._opt.fixed:
+            return rings
+        u0, v0 = _tiles.udim_origin(self._opt.tiles[0])
+        x0, y0, x1, y1 = self.islands[i].bbox
+        if not (u0 <= x0 and x1 <= u0 + 1 and v0 <= y0 and y1 <= v0 + 1):
+            raise ValueError(f"locked island {i} is not inside tile {self._opt.tiles[0]}, the first tile "
+                             "(with scale='fixed' locked islands must lie in the first tile)")
+        return [r - np.array([u0, v0]) for r in rings]
+
+    def _engine_target(self) -> Tuple[float, float, float, float]:
+        """The target the engine fills (and a layout is checked against)."""
+        x0, y0, x1, y1 = self._opt.target
+        d = FIXED_OVERHANG if self._opt.fixed else 0.0
+        return (x0 - d, y0 - d, x1 + d, y1 + d)
+
+    def _engine(self, box: bool, only: Optional[int] = None):
+        """A C packer holding the islands (or only island ``only``)."""
+        o = self._opt
+        core = _core.Packer(self._engine_target(), o.engine_margin, o.engine_padding, o.angles, o.align, o.flip, o.seed,
+                            o.cache_bytes, o.anneal_max, 1.0 if o.fixed else 0.0,
+                            len(o.tiles) if o.fixed else 0, box)
+        for k, (rings, area) in enumerate(zip(self._shapes, self._areas)):
+            if only is None or k == only:
+                core.add_island(rings, area)
+        if only is None:
+            for k, g in enumerate(self._group_of):
+                if g >= 0:
+                    core.set_group(k, int(g))
+        for rings in self._fixed_shapes:
+            core.add_locked(rings)
+        return core
+
+    def _start(self) -> None:
+        try:
+            self._core.start()
+        except ValueError as e:
+            if not (self._opt.fixed and str(e).startswith("the islands cannot fit")):
+                raise
+            self._explain_no_fit()
+            raise
+
+    def _explain_no_fit(self) -> None:
+        """Name the first island too large for a tile on its own."""
+        for k, i in enumerate(self._moving):
+            try:
+                self._engine(False, only=k).start()
+            except ValueError:
+                x0, y0, x1, y1 = self.islands[i].bbox
+                s = self._prescale[k]
+                raise ValueError(f"island {int(i)} ({(x1 - x0) * s:.4g} x {(y1 - y0) * s:.4g} at the requested "
+                                 "scale) is larger than a tile with this margin and padding") from None
+        raise ValueError(f"the islands need more than the {len(self._opt.tiles)} tiles allowed "
+                         f"({self._opt.tiles[0]} .. {self._opt.tiles[-1]}); pass more tiles") from None
+
+    def _pow2_layout(self, moving: List[Island]) -> Optional[Tuple[np.ndarray, np.ndarray]]:
+        """Zero-waste layout when every island's bounding square is a power
+        of two in texels (fixed scale, square texture, no margin, padding,
+        snapping to coarser blocks, groups or locked islands): per island
+        its texel corner and tile index."""
+        o = self._opt
+        if (not o.fixed or o.texture is None or o.texture[0] != o.texture[1] or o.margin > 0 or o.padding > 0
+                or o.target != (0.0, 0.0, 1.0, 1.0) or self._fixed_shapes or self._group_keys
+                or (o.grid is not None and max(o.grid) * o.texture[0] > 1)):
+            return None
+        texels = o.texture[0]
+        bb = np.array([isl.bbox for isl in moving]) * self._prescale[:, None] * texels
+        side = np.maximum(bb[:, 2] - bb[:, 0], bb[:, 3] - bb[:, 1])
+        sizes = np.round(side)
+        if ((np.abs(side - sizes) > 1e-6 * np.maximum(1.0, sizes)) | (sizes < 1) | (sizes > texels)).any():
+            return None
+        sizes = sizes.astype(np.int64)
+        if ((sizes & (sizes - 1)) != 0).any() or (texels & (texels - 1)) != 0:
+            return None
+        xyl = pack_pow2_squares(sizes, texels)
+        if xyl[:, 2].max() >= len(o.tiles):
+            raise ValueError(f"the islands need {int(xyl[:, 2].max()) + 1} tiles, more than the "
+                             f"{len(o.tiles)} allowed; pass more tiles")
+        # each island's bounding box goes to the corner of its square
+        shift = xyl[:, :2] / texels - bb[:, :2] / texels
+        return shift, xyl[:, 2]
 
     # ----------------------------------------------------------- results
 
-    def _result(self) -> Optional[PackResult]:
+    def _placement(self):
+        """Per moving island (angle, flip, scale, translation, tile index),
+        translations relative to the tile."""
+        if self._pow2 is not None:
+            shift, bins = self._pow2
+            n = len(bins)
+            return np.zeros(n), np.zeros(n, bool), np.ones(n), shift, bins
         best = self._core.best()
         if best is None:
             return None
-        angle, flip, scale, trans = best
+        return best
+
+    def _result(self) -> Optional[PackResult]:
+        placement = self._placement()
+        if placement is None:
+            return None
+        angle, flip, scale, trans, bins = placement
+        o = self._opt
+        scale = np.asarray(scale, dtype=np.float64) * self._prescale
+        trans = np.array(trans, dtype=np.float64)
+        if o.grid is not None and self._pow2 is None:
+            trans = _tiles.snap_translations(trans, o.grid)
+        if o.grid is not None or self._pow2 is not None:
+            self._check_layout(angle, flip, scale, trans, bins)
+        tile_numbers = np.array(o.tiles, dtype=np.int64)[np.asarray(bins, dtype=np.int64)]
+        origins = np.array([_tiles.udim_origin(t) for t in tile_numbers], dtype=np.float64).reshape(-1, 2)
+        if o.fixed:
+            trans = trans + origins
         n = len(self.islands)
         transforms: List[IslandTransform] = [IslandTransform(0.0, False, (0.0, 0.0), 1.0)] * n
         uvs = self._uvs.copy()
+        island_tiles = np.full(n, 1001 if not o.fixed else o.tiles[0], dtype=np.int64)
         for j, i in enumerate(self._moving):
             t = IslandTransform(float(angle[j]), bool(flip[j]), (float(trans[j, 0]), float(trans[j, 1])),
                                 float(scale[j]))
             transforms[i] = t
+            island_tiles[i] = tile_numbers[j]
             idx = self.islands[i].uv_indices
-            p = self._uvs[idx]
-            if t.flipped:
-                p = p * np.array([-1.0, 1.0])
-            c, s = math.cos(t.rotation), math.sin(t.rotation)
-            uvs[idx, 0] = t.scale * (c * p[:, 0] - s * p[:, 1]) + t.translation[0]
-            uvs[idx, 1] = t.scale * (s * p[:, 0] + c * p[:, 1]) + t.translation[1]
-        st = self._core.stats()
+            uvs[idx] = _apply(t, self._uvs[idx])
+        return self._packed(uvs, transforms, island_tiles, scale, bins)
+
+    def _packed(self, uvs, transforms, island_tiles, scale, bins) -> PackResult:
         o = self._opt
-        covered = sum(self.islands[i].area for i in self._moving) * float(scale[0]) ** 2
-        covered += sum(self.islands[i].area for i in np.flatnonzero(self._locked))
-        area = (o.target[2] - o.target[0]) * (o.target[3] - o.target[1])
+        moving_area = float(np.sum(self._areas * (scale / self._prescale) ** 2))
+        locked_area = sum(self.islands[i].area for i in np.flatnonzero(self._locked))
+        used = np.unique(bins)
+        tile_area = (o.target[2] - o.target[0]) * (o.target[3] - o.target[1])
+        shares = np.bincount(np.asarray(bins, dtype=np.int64), weights=self._areas * (scale / self._prescale) ** 2,
+                             minlength=len(o.tiles))[used] / tile_area
+        split = [key for g, key in enumerate(self._group_keys)
+                 if np.unique(np.asarray(bins)[self._group_of == g]).size > 1]
+        st = self.stats
         return PackResult(uvs=uvs, transforms=transforms, island_of_face=self._island_of_face.copy(),
-                          islands=self.islands, coverage=covered / area, scale=float(scale[0]),
-                          iterations=int(st["moves"]), elapsed=time.perf_counter() - self._t0, seed=o.seed)
+                          islands=self.islands, coverage=(moving_area + locked_area) / (tile_area * used.size),
+                          scale=float(scale[0] / self._prescale[0]), iterations=int(st["moves"]),
+                          elapsed=time.perf_counter() - self._t0, seed=o.seed, tile_of_island=island_tiles,
+                          tile_count=int(used.size), tile_lower_bound=self._lower_bound(scale),
+                          tile_fill=float(np.sum(shares ** 2) / used.size), split_groups=split)
+
+    def _lower_bound(self, scale: np.ndarray) -> int:
+        o = self._opt
+        if not o.fixed:
+            return 1
+        areas = [_tiles.inflated_area([r * (s / k) for r in rings], o.margin / 2)
+                 for rings, s, k in zip(self._shapes, scale, self._prescale)]
+        return _tiles.tile_lower_bound(areas, o.margin, o.padding,
+                                       (o.target[2] - o.target[0], o.target[3] - o.target[1]))
+
+    def _check_layout(self, angle, flip, scale, trans, bins) -> None:
+        """Exact check of a layout made outside the engine (snapped, or
+        power-of-two) at the requested margin (and, with block_align, the
+        block diagonal), tile by tile."""
+        o = self._opt
+        x0, y0, x1, y1 = self._engine_target()
+        box = (x0 + o.padding, y0 + o.padding, x1 - o.padding, y1 - o.padding)
+        bins = np.asarray(bins)
+        for b in np.unique(bins):
+            members = np.flatnonzero(bins == b)
+            polys = []
+            for j in members:
+                t = IslandTransform(float(angle[j]), bool(flip[j]), (float(trans[j, 0]), float(trans[j, 1])),
+                                    float(scale[j] / self._prescale[j]))
+                polys.append([_apply(t, r) for r in self._shapes[j]])
+            fixed = self._fixed_shapes if b == 0 else []
+            bad_a, bad_b = _core.validate(polys + fixed, len(fixed), o.check_margin, box)
+            if bad_a >= 0:
+                raise RuntimeError(f"internal error: a snapped layout failed its check (islands {bad_a} and {bad_b} "
+                                   "of a tile); please report this input")
 
     @property
     def best(self) -> PackResult:
@@ -263,7 +560,9 @@ class Packer:
     @property
     def stats(self) -> dict:
         """Engine counters: moves, layouts, rejected layouts (always 0 unless
-        there is a bug), coverage, cache use."""
+        there is a bug), coverage, cache use, tiles used."""
+        if self._core is None:   # the power-of-two layout is final
+            return {"moves": 0, "layouts": 1, "rejected": 0, "bins": int(np.unique(self._pow2[1]).size)}
         return self._core.stats()
 
     # ------------------------------------------------------------ search
@@ -273,6 +572,8 @@ class Packer:
         annealing moves; returns True when the best layout improved."""
         if seconds is None and iterations is None:
             raise ValueError("step needs seconds or iterations")
+        if self.final:
+            return False
         with self._lock:
             improved = False
             left = iterations
@@ -322,12 +623,15 @@ class Packer:
             n = None if iterations is None else iterations - done
             if self.step(seconds=budget if budget is not None else 0.05, iterations=n):
                 yield self.best
-            done += self._core.stats()["moves"] - before
+            done += self.stats["moves"] - before
+            if self.final:
+                return
 
     def cancel(self) -> None:
         """Stop a running search promptly (safe from any thread)."""
         self._cancelled = True
-        self._core.cancel()
+        if self._core is not None:
+            self._core.cancel()
 
 
 def pack(uvs, faces: FacesLike, *, time_limit: Optional[float] = 2.0, iterations: Optional[int] = None,
@@ -339,7 +643,7 @@ def pack(uvs, faces: FacesLike, *, time_limit: Optional[float] = 2.0, iterations
     is deterministic).  Options are those of :class:`Packer`.
     """
     packer = Packer(uvs, faces, **options)
-    if time_limit is None and iterations is None:
+    if packer.final or (time_limit is None and iterations is None):
         return packer.best
     if time_limit is None:
         packer.step(seconds=None, iterations=iterations)

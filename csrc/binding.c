@@ -516,6 +516,68 @@ done:
     return Py_BuildValue("(Ni)", lab, (int)nc);
 }
 
+static PyObject *py_pack_pow2(PyObject *self, PyObject *args)
+{
+    PyObject *so, *res = NULL;
+    PyArrayObject *sz = NULL;
+    long long layer;
+    int32_t nl = 0;
+    npy_intp dims[2];
+    un_status s;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OL", &so, &layer)) return NULL;
+    sz = (PyArrayObject *)PyArray_FROMANY(so, NPY_INT64, 1, 1, NPY_ARRAY_CARRAY_RO | NPY_ARRAY_FORCECAST);
+    if (!sz) return NULL;
+    if (PyArray_DIM(sz, 0) > INT32_MAX - 1) { Py_DECREF(sz); return PyErr_Format(PyExc_ValueError, "too many sizes"); }
+    dims[0] = PyArray_DIM(sz, 0);
+    dims[1] = 3;
+    if (!(res = PyArray_SimpleNew(2, dims, NPY_INT64))) { Py_DECREF(sz); return NULL; }
+    Py_BEGIN_ALLOW_THREADS
+    s = un_pack_pow2((const int64_t *)PyArray_DATA(sz), (int32_t)dims[0], (int64_t)layer,
+                     (int64_t *)PyArray_DATA((PyArrayObject *)res), &nl);
+    Py_END_ALLOW_THREADS
+    Py_DECREF(sz);
+    if (s == UN_EINVAL) {
+        Py_DECREF(res);
+        return PyErr_Format(PyExc_ValueError,
+                            "pack_pow2_squares: every size and the layer size must be a power of two, "
+                            "no size larger than the layer");
+    }
+    if (s != UN_OK) { Py_DECREF(res); return raise_status(s, "pack_pow2_squares"); }
+    return Py_BuildValue("(Ni)", res, (int)nl);
+}
+
+static PyObject *py_validate(PyObject *self, PyObject *args)
+{
+    PyObject *lo, *fast, *res = NULL;
+    Py_ssize_t n, k;
+    int nfixed;
+    double margin, box[4];
+    un_frings *polys = NULL;
+    int32_t a = -1, b = -1;
+    un_status s;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "Oid(dddd)", &lo, &nfixed, &margin, box, box + 1, box + 2, box + 3)) return NULL;
+    if (!(fast = PySequence_Fast(lo, "polygons must be a list"))) return NULL;
+    n = PySequence_Fast_GET_SIZE(fast);
+    if (!(polys = (un_frings *)calloc((size_t)n + 1, sizeof *polys))) { PyErr_NoMemory(); goto done; }
+    for (k = 0; k < n; k++) {
+        char label[64];
+        snprintf(label, sizeof label, "polygon %zd", (Py_ssize_t)k);
+        if (to_frings(PySequence_Fast_GET_ITEM(fast, k), label, polys + k) < 0) goto done;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    s = un_validate_layout(polys, (int32_t)n, nfixed, margin, box, &a, &b);
+    Py_END_ALLOW_THREADS
+    if (s != UN_OK) raise_status(s, "validate");
+    else res = Py_BuildValue("(ii)", (int)a, (int)b);
+done:
+    for (k = 0; polys && k < n; k++) un_frings_free(polys + k);
+    free(polys);
+    Py_DECREF(fast);
+    return res;
+}
+
 /* --------------------------------------------------------------- Packer */
 
 typedef struct {
@@ -537,17 +599,21 @@ static void packer_dealloc(PackerObject *self)
 static int packer_init(PackerObject *self, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"target", "margin", "padding", "angles", "align", "flip", "seed",
-                             "cache_bytes", "anneal_max", NULL};
+                             "cache_bytes", "anneal_max", "fixed_scale", "max_bins", "box", NULL};
     PyObject *to, *ao;
     PyArrayObject *ang = NULL;
     un_pack_options opt;
     unsigned long long seed = 0;
-    int align = 1, flip = 0, amax = 0;
+    int align = 1, flip = 0, amax = 0, maxb = 0, box = 0;
+    double fixed = 0;
     un_status st;
     memset(&opt, 0, sizeof opt);
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OddOppKdi", kwlist, &to, &opt.margin, &opt.padding, &ao,
-                                     &align, &flip, &seed, &opt.cache_bytes, &amax))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OddOppKdi|dip", kwlist, &to, &opt.margin, &opt.padding, &ao,
+                                     &align, &flip, &seed, &opt.cache_bytes, &amax, &fixed, &maxb, &box))
         return -1;
+    opt.fixed_scale = fixed;
+    opt.max_bins = maxb;
+    opt.box = box;
     if (!PyArg_ParseTuple(to, "dddd", &opt.target[0], &opt.target[1], &opt.target[2], &opt.target[3])) {
         PyErr_SetString(PyExc_TypeError, "target must be (x0, y0, x1, y1)");
         return -1;
@@ -611,6 +677,17 @@ static PyObject *packer_add_locked(PackerObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
+static PyObject *packer_set_group(PackerObject *self, PyObject *args)
+{
+    int k, g;
+    un_status s;
+    if (!PyArg_ParseTuple(args, "ii", &k, &g) || !packer_ready(self)) return NULL;
+    s = un_packer_set_group(self->pk, k, g);
+    if (s == UN_EINVAL) return PyErr_Format(PyExc_ValueError, "set_group: island %d or group %d out of range", k, g);
+    if (s != UN_OK) return raise_status(s, "set_group");
+    Py_RETURN_NONE;
+}
+
 static PyObject *packer_start(PackerObject *self, PyObject *noargs)
 {
     un_status s;
@@ -622,7 +699,7 @@ static PyObject *packer_start(PackerObject *self, PyObject *noargs)
     Py_END_ALLOW_THREADS
     self->busy = 0;
     if (s == UN_ENOFIT)
-        return PyErr_Format(PyExc_ValueError, "the islands cannot fit the target (the margin or the locked islands leave no room)");
+        return PyErr_Format(PyExc_ValueError, "the islands cannot fit the target (the margin, the locked islands or the number of tiles leave no room)");
     if (s != UN_OK) return raise_status(s, "start");
     Py_RETURN_NONE;
 }
@@ -661,7 +738,7 @@ static PyObject *packer_best(PackerObject *self, PyObject *noargs)
 {
     npy_intp n = self->n, i;
     un_transform *t;
-    PyObject *ang, *flip, *sc, *tr, *res;
+    PyObject *ang, *flip, *sc, *tr, *bins, *res;
     (void)noargs;
     if (!self->pk) Py_RETURN_NONE;
     if (!(t = (un_transform *)malloc((size_t)(n ? n : 1) * sizeof *t))) return PyErr_NoMemory();
@@ -669,12 +746,13 @@ static PyObject *packer_best(PackerObject *self, PyObject *noargs)
     ang = PyArray_SimpleNew(1, &n, NPY_DOUBLE);
     flip = PyArray_SimpleNew(1, &n, NPY_BOOL);
     sc = PyArray_SimpleNew(1, &n, NPY_DOUBLE);
+    bins = PyArray_SimpleNew(1, &n, NPY_INT32);
     {
         npy_intp d2[2] = {n, 2};
         tr = PyArray_SimpleNew(2, d2, NPY_DOUBLE);
     }
-    if (!ang || !flip || !sc || !tr) {
-        Py_XDECREF(ang); Py_XDECREF(flip); Py_XDECREF(sc); Py_XDECREF(tr); free(t);
+    if (!ang || !flip || !sc || !tr || !bins) {
+        Py_XDECREF(ang); Py_XDECREF(flip); Py_XDECREF(sc); Py_XDECREF(tr); Py_XDECREF(bins); free(t);
         return NULL;
     }
     for (i = 0; i < n; i++) {
@@ -683,9 +761,10 @@ static PyObject *packer_best(PackerObject *self, PyObject *noargs)
         ((double *)PyArray_DATA((PyArrayObject *)sc))[i] = t[i].scale;
         ((double *)PyArray_DATA((PyArrayObject *)tr))[2 * i] = t[i].tx;
         ((double *)PyArray_DATA((PyArrayObject *)tr))[2 * i + 1] = t[i].ty;
+        ((int32_t *)PyArray_DATA((PyArrayObject *)bins))[i] = t[i].bin;
     }
     free(t);
-    res = Py_BuildValue("(NNNN)", ang, flip, sc, tr);
+    res = Py_BuildValue("(NNNNN)", ang, flip, sc, tr, bins);
     return res;
 }
 
@@ -695,16 +774,18 @@ static PyObject *packer_stats(PackerObject *self, PyObject *noargs)
     (void)noargs;
     if (!self->pk) Py_RETURN_NONE;
     un_packer_stats(self->pk, &st);
-    return Py_BuildValue("{s:L,s:L,s:L,s:d,s:d,s:n,s:L,s:L,s:i,s:d,s:d}", "moves", (long long)st.moves, "layouts",
+    return Py_BuildValue("{s:L,s:L,s:L,s:d,s:d,s:n,s:L,s:L,s:i,s:d,s:d,s:i,s:d}", "moves", (long long)st.moves, "layouts",
                          (long long)st.layouts, "rejected", (long long)st.rejected, "coverage", st.coverage,
                          "scale", st.scale, "cache_bytes", (Py_ssize_t)st.cache_bytes, "cache_hits",
                          (long long)st.cache_hits, "cache_misses", (long long)st.cache_misses, "annealed",
-                         (int)st.annealed, "trying", st.trying, "waste", st.waste);
+                         (int)st.annealed, "trying", st.trying, "waste", st.waste, "bins", (int)st.bins,
+                         "bins_f", st.bins_f);
 }
 
 static PyMethodDef packer_methods[] = {
     {"add_island", (PyCFunction)packer_add_island, METH_VARARGS, "add_island(rings, area)"},
     {"add_locked", (PyCFunction)packer_add_locked, METH_VARARGS, "add_locked(rings)"},
+    {"set_group", (PyCFunction)packer_set_group, METH_VARARGS, "set_group(island, group)"},
     {"start", (PyCFunction)packer_start, METH_NOARGS, "start(): first layout"},
     {"run", (PyCFunction)packer_run, METH_VARARGS, "run(moves) -> (improved, cancelled)"},
     {"cancel", (PyCFunction)packer_cancel, METH_NOARGS, "cancel(): stop a running call (any thread)"},
@@ -739,6 +820,8 @@ static PyMethodDef methods[] = {
     {"point_at", py_point_at, METH_VARARGS, "point_at(region, r) -> (x, y)"},
     {"overlaps", py_overlaps, METH_VARARGS, "overlaps(a, b, margin) -> (bool, distance)"},
     {"components", py_components, METH_VARARGS, "components(n, a, b) -> (labels, count)"},
+    {"pack_pow2", py_pack_pow2, METH_VARARGS, "pack_pow2(sizes, layer) -> ((n, 3) x y layer, layers)"},
+    {"validate", py_validate, METH_VARARGS, "validate(polys, nfixed, margin, box) -> (bad_a, bad_b)"},
     {NULL, NULL, 0, NULL}
 };
 

@@ -129,7 +129,7 @@ static void infl_box(const un_engine *E, int32_t k, int32_t o, int32_t level, un
  * translation space, against positions in cand[0..nc) (or 0..p-1 when cand
  * is NULL) and the locked islands. */
 static un_status gather(un_engine *E, int32_t p, const int32_t *cand, int32_t nc, int32_t k, int32_t o,
-                        int32_t level, un_pt wlo, un_pt whi, int32_t *nobs)
+                        int32_t level, int32_t bin, un_pt wlo, un_pt whi, int32_t *nobs)
 {
     un_pt klo, khi;
     int32_t c, j, n = 0, count = cand ? nc : p;
@@ -143,7 +143,7 @@ static un_status gather(un_engine *E, int32_t p, const int32_t *cand, int32_t nc
         double m[4];
         j = cand ? cand[c] : c;
         q = E->pl + j;
-        if (!q->placed) continue;
+        if (!q->placed || q->bin != bin) continue;
         blo.x = q->lo.x - khi.x; blo.y = q->lo.y - khi.y;
         bhi.x = q->hi.x - klo.x; bhi.y = q->hi.y - klo.y;
         if (!boxes_meet(blo, bhi, wlo, whi)) continue;
@@ -158,7 +158,7 @@ static un_status gather(un_engine *E, int32_t p, const int32_t *cand, int32_t nc
         un_bbox_transform(v->lo, v->hi, m, q->t, &E->obs[n].lo, &E->obs[n].hi);
         n++;
     }
-    for (j = 0; j < E->nlocked; j++) {
+    for (j = 0; j < E->nlocked && bin == 0; j++) {
         const un_nfpval *v;
         if ((s = locked_nfp(E, j, k, o, level, &v)) != UN_OK) return s;
         if (!boxes_meet(v->lo, v->hi, wlo, whi)) continue;
@@ -181,14 +181,14 @@ static un_status gather(un_engine *E, int32_t p, const int32_t *cand, int32_t nc
  * wlo..whi (the inner-fit rectangle, or a window of it).  On success *t is
  * the point and *found = 1.  first: take the leftmost free point instead. */
 static un_status try_place(un_engine *E, int32_t p, const int32_t *cand, int32_t nc, int32_t k,
-                           int32_t o, int32_t level, un_pt wlo, un_pt whi, double r, double f,
+                           int32_t o, int32_t level, int32_t bin, un_pt wlo, un_pt whi, double r, double f,
                            un_pt *t, int *found)
 {
     int32_t nobs, m, j, nv;
     double pt[2];
     un_status s;
     *found = 0;
-    s = gather(E, p, cand, nc, k, o, level, wlo, whi, &nobs);
+    s = gather(E, p, cand, nc, k, o, level, bin, wlo, whi, &nobs);
     if (s == UN_OK) s = un_cfr_loops_clip(E->arr, NULL, wlo, whi, E->obs, nobs, 1, &E->segs, &E->cap_segs);
     if (s == UN_OK) s = un_regions_build(E->arr, &E->reg);
     un_nfpcache_release(E->cache);
@@ -213,12 +213,29 @@ static int ifp(const un_engine *E, int32_t k, int32_t o, int32_t level, un_pt *l
     return un_ifp_rect(E->clo, E->chi, blo, bhi, lo, hi);
 }
 
-static void record(un_engine *E, int32_t p, int32_t k, int32_t o, int32_t level, un_pt t)
+/* Island k went to container `bin`: the first island of a group claims the
+ * container for the group and books the whole group's area there (so that
+ * other groups look elsewhere); a member outside it books its own. */
+static void count_bin(un_engine *E, int32_t k, int32_t bin)
+{
+    int32_t g = E->group ? E->group[k] : -1;
+    if (g >= 0 && E->group_bin[g] < 0) {
+        E->group_bin[g] = bin;
+        E->bin_area[bin] += E->group_area[g];
+    } else if (E->bin_area && (g < 0 || E->group_bin[g] != bin)) {
+        E->bin_area[bin] += E->isl[k].area;
+    }
+}
+
+static void record(un_engine *E, int32_t p, int32_t k, int32_t o, int32_t level, int32_t bin, un_pt t)
 {
     un_place *q = E->pl + p;
     un_pt lo, hi;
     infl_box(E, k, o, level, &lo, &hi);
     q->placed = 1;
+    q->bin = bin;
+    if (bin >= E->nopen) E->nopen = bin + 1;
+    count_bin(E, k, bin);
     q->orient = o;
     q->sigma = level;
     q->t = t;
@@ -232,6 +249,65 @@ static int32_t orientation(const un_engine *E, double theta)
     return o < 0 ? 0 : o >= no ? no - 1 : o;
 }
 
+/* Share of a container a group may expect to fill: a group goes whole into
+ * a container only where its area fits within this share of what is left. */
+#define GROUP_FILL 0.75
+
+/* May the first island of group g go to container `bin`, keeping the group
+ * whole?  Yes when the group's area fits there (or fits no container). */
+static int group_room(const un_engine *E, int32_t g, int32_t bin)
+{
+    double tile = (double)(E->chi.x - E->clo.x) * (double)(E->chi.y - E->clo.y) * E->q * E->q;
+    if (g < 0 || E->group_bin[g] >= 0 || E->group_area[g] > GROUP_FILL * tile) return 1;
+    return E->bin_area[bin] + E->group_area[g] <= GROUP_FILL * tile;
+}
+
+/* Try the group's container first, then every open one in order (first
+ * fit), then (when `fresh`) a new one, at orientation o; *found when placed.
+ * With `whole`, a group's first island skips containers its group does not
+ * fit in whole. */
+static un_status first_fit(un_engine *E, int32_t p, int32_t k, int32_t o, double r, double f, int fresh,
+                           int whole, int *found)
+{
+    int32_t g = E->group ? E->group[k] : -1, pref = g >= 0 ? E->group_bin[g] : -1, i, last;
+    un_pt wlo, whi, t;
+    un_status s;
+    *found = 0;
+    if (!ifp(E, k, o, 0, &wlo, &whi)) return UN_OK;
+    last = E->nopen < E->nbins_max ? E->nopen - 1 + (fresh != 0) : E->nbins_max - 1;
+    for (i = -1; i <= last; i++) {
+        int32_t bin = i < 0 ? pref : i;
+        if (bin < 0 || (i >= 0 && bin == pref)) continue;
+        if (whole && bin < E->nopen && !group_room(E, g, bin)) continue;
+        if ((s = try_place(E, p, NULL, 0, k, o, 0, bin, wlo, whi, r, f, &t, found)) != UN_OK) return s;
+        if (*found) { record(E, p, k, o, 0, bin, t); return UN_OK; }
+    }
+    return UN_OK;
+}
+
+/* Several containers at a fixed scale; nothing shrinks.  The island's own
+ * orientation in the open containers, then its other quarter turns there
+ * (a turned island in an open tile beats a new tile), then a new container
+ * at its own orientation, then at any orientation (an island wider than a
+ * tile may fit turned).  All of that first keeping its group whole, then
+ * not.  Deterministic in the parameters, like every decode. */
+static un_status place_in_bins(un_engine *E, int32_t p, int32_t k, int32_t o, double r, double f)
+{
+    int32_t na = E->os.nangles, no = na * E->os.flips, q, j;
+    int found = 0, whole;
+    un_status s;
+    for (whole = E->group && E->group[k] >= 0; whole >= 0; whole--) {
+        if ((s = first_fit(E, p, k, o, r, f, 0, whole, &found)) != UN_OK || found) return s;
+        for (q = 1; na % 4 == 0 && q < 4; q++) {
+            int32_t oq = (o % na + q * na / 4) % na + (o / na) * na;
+            if ((s = first_fit(E, p, k, oq, r, f, 0, whole, &found)) != UN_OK || found) return s;
+        }
+        for (j = 0; j < no; j++)
+            if ((s = first_fit(E, p, k, (o + j) % no, r, f, 1, whole, &found)) != UN_OK || found) return s;
+    }
+    return UN_OK;
+}
+
 /* An annealed position: its own (theta, r, f), shrunk if it does not fit. */
 static un_status place_annealed(un_engine *E, int32_t p)
 {
@@ -241,21 +317,22 @@ static un_status place_annealed(un_engine *E, int32_t p)
     int found;
     un_status s;
     E->pl[p].placed = 0;
+    if (E->nbins_max > 0) return place_in_bins(E, p, k, o, r, f);
     if (ifp(E, k, o, 0, &wlo, &whi)) {
-        if ((s = try_place(E, p, NULL, 0, k, o, 0, wlo, whi, r, f, &t, &found)) != UN_OK) return s;
-        if (found) { record(E, p, k, o, 0, t); return UN_OK; }
+        if ((s = try_place(E, p, NULL, 0, k, o, 0, 0, wlo, whi, r, f, &t, &found)) != UN_OK) return s;
+        if (found) { record(E, p, k, o, 0, 0, t); return UN_OK; }
     }
     /* largest shrink factor (smallest level) that fits */
     while (lo <= hi) {
         int32_t mid = (lo + hi) / 2;
         found = 0;
         if (ifp(E, k, o, mid, &wlo, &whi) &&
-            (s = try_place(E, p, NULL, 0, k, o, mid, wlo, whi, r, f, &t, &found)) != UN_OK)
+            (s = try_place(E, p, NULL, 0, k, o, mid, 0, wlo, whi, r, f, &t, &found)) != UN_OK)
             return s;
         if (found) { best = mid; tbest = t; hi = mid - 1; }
         else lo = mid + 1;
     }
-    if (best >= 0) record(E, p, k, o, best, tbest);
+    if (best >= 0) record(E, p, k, o, best, 0, tbest);
     return UN_OK;
 }
 
@@ -383,7 +460,7 @@ static un_status place_filler(un_engine *E, cell_index *ci, windows *wd, int32_t
             qlo.x = wlo.x + klo.x; qlo.y = wlo.y + klo.y;
             qhi.x = whi.x + khi.x; qhi.y = whi.y + khi.y;
             if ((s = index_query(ci, E, qlo, qhi, &nc)) != UN_OK) return s;
-            if ((s = try_place(E, p, ci->cand, nc, k, o, 0, wlo, whi, 0, 0, &t, &found)) != UN_OK) return s;
+            if ((s = try_place(E, p, ci->cand, nc, k, o, 0, 0, wlo, whi, 0, 0, &t, &found)) != UN_OK) return s;
             if (!found) {
                 /* only a failure over the whole window says it is full */
                 if (!have) {
@@ -400,7 +477,7 @@ static un_status place_filler(un_engine *E, cell_index *ci, windows *wd, int32_t
         }
     }
     if (have) {
-        record(E, p, k, o, 0, best);
+        record(E, p, k, o, 0, 0, best);
         return index_add(ci, E, p);
     }
     return UN_OK;
@@ -456,12 +533,56 @@ done:
 
 /* ------------------------------------------------------------------ decode */
 
+/* With several containers: the state the prefix 0..from-1 leaves. */
+static void bins_from_prefix(un_engine *E, int32_t from)
+{
+    int32_t p;
+    E->nopen = 0;
+    for (p = 0; p < E->ngroups; p++) E->group_bin[p] = -1;
+    if (E->bin_area)
+        for (p = 0; p < E->nbins_max; p++) E->bin_area[p] = 0;
+    for (p = 0; p < from; p++) {
+        const un_place *q = E->pl + p;
+        if (!q->placed) continue;
+        if (q->bin >= E->nopen) E->nopen = q->bin + 1;
+        count_bin(E, E->seq[p], q->bin);
+    }
+}
+
+/* containers used - sum(U^2) / containers used, plus 10 per container's
+ * worth of islands left out, plus GROUP_SPLIT_COST per affinity group
+ * spread over several containers (more than a container and any fill: a
+ * group stays whole whenever it fits a container) */
+#define GROUP_SPLIT_COST 2.0
+
+static double bins_cost(const un_engine *E)
+{
+    double cover[256], tile, cost, f = 0, left = 0;
+    int32_t p, b, used = 0, split = 0;
+    tile = (double)(E->chi.x - E->clo.x) * (double)(E->chi.y - E->clo.y) * E->q * E->q;
+    for (b = 0; b < 256; b++) cover[b] = 0;
+    for (p = 0; p < E->ngroups; p++) E->group_mark[p] = 0;
+    for (p = 0; p < E->n; p++) {
+        const un_place *q = E->pl + p;
+        int32_t k = E->seq[p], g = E->group ? E->group[k] : -1;
+        double a = E->isl[k].area;
+        if (!q->placed) { left += a; continue; }
+        cover[q->bin < 256 ? q->bin : 255] += a;
+        if (q->bin + 1 > used) used = q->bin + 1;
+        if (g >= 0 && q->bin != E->group_bin[g] && !E->group_mark[g]) { E->group_mark[g] = 1; split++; }
+    }
+    for (b = 0; b < used && b < 256; b++) f += (cover[b] / tile) * (cover[b] / tile);
+    cost = used ? used - f / used : 0;
+    return cost + 10 * left / tile + GROUP_SPLIT_COST * split;
+}
+
 un_status un_decode(un_engine *E, int32_t from, double *waste, int *complete)
 {
     int32_t p, na = E->nanneal;
     double cover = 0, area;
     int prefix = 1;
     un_status s = UN_OK;
+    if (E->nbins_max > 0) bins_from_prefix(E, from);
     for (p = from; p < na && s == UN_OK; p++) {
         if (E->cancel && *E->cancel) return UN_ECANCELLED;
         s = place_annealed(E, p);
@@ -486,7 +607,7 @@ un_status un_decode(un_engine *E, int32_t from, double *waste, int *complete)
         cover += sg * sg * E->isl[E->seq[p]].area;
     }
     area = (double)(E->chi.x - E->clo.x) * (double)(E->chi.y - E->clo.y) * E->q * E->q;
-    *waste = area > 0 ? 1 - cover / area : 1;
+    *waste = E->nbins_max > 0 ? bins_cost(E) : area > 0 ? 1 - cover / area : 1;
     return UN_OK;
 }
 

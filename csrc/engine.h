@@ -104,6 +104,7 @@ typedef struct {
     int32_t placed;       /* 0: not placed (did not fit even shrunk) */
     int32_t orient;
     int32_t sigma;        /* shrink level: 0 full size .. UN_SHRINK_LEVELS-1 */
+    int32_t bin;          /* container (tile) it went to; always 0 with one */
     un_pt   t;            /* translation of the reference point (grid) */
     un_pt   lo, hi;       /* inflated bbox in the container (grid) */
 } un_place;
@@ -152,6 +153,15 @@ typedef struct un_engine {
     double     *par;             /* 3 per island: theta, r, f in [0, 1) */
     un_place   *pl;              /* per position */
     int32_t     nanneal;         /* positions annealed; the rest are filled */
+    /* fixed scale over several containers (tiles): nbins_max > 0 */
+    int32_t     nbins_max;
+    int32_t     nopen;           /* containers opened by the current decode */
+    int32_t    *group;           /* per island: affinity group, -1 for none */
+    int32_t    *group_bin;       /* per group: its container in the current decode, -1 */
+    double     *group_area;      /* per group: its islands' total area */
+    double     *bin_area;        /* per container: island area the current decode put there */
+    int32_t    *group_mark;      /* per group: scratch flag */
+    int32_t     ngroups;
     int32_t     fill_stop;       /* stop filling at the first island that does not fit */
     volatile int *cancel;
 } un_engine;
@@ -160,7 +170,11 @@ typedef struct un_engine {
  * their parameters, then - only when every annealed island fits at full
  * size - the filler ones.  Sets *waste to the share of the container not
  * covered (shrunk islands counted at their size) and *complete when every
- * island is placed at full size. */
+ * island is placed at full size.  With several containers (nbins_max > 0)
+ * each island goes to its group's container if it fits there, else to the
+ * first open one where it fits, else to a new one; *waste is then the cost
+ * (containers used) - sum(U^2) / (containers used), U each container's
+ * share covered, plus a penalty for islands left out. */
 un_status un_decode(un_engine *E, int32_t from, double *waste, int *complete);
 /* Set L and the container; re-inflates islands when L moved below
  * the inflation by more than the drift allowed. */

@@ -292,6 +292,26 @@ un_status un_pair_check(un_rings *a, un_rings *b, double margin_units, double re
 un_status un_validate_layout(const un_frings *polys, int32_t n, int32_t nfixed, double margin,
                              const double box[4], int32_t *bad_a, int32_t *bad_b);
 
+/* -------------------------------------------------------------- skyline.c */
+
+typedef struct un_skyline un_skyline;
+un_skyline *un_skyline_new(void);
+void        un_skyline_free(un_skyline *s);
+un_status   un_skyline_reset(un_skyline *s, double W, double H);
+/* Lowest, then leftmost place for a w x h rectangle (or h x w when rot);
+ * 0 when it does not fit. */
+int         un_skyline_place(un_skyline *s, double w, double h, int rot, double *x, double *y, int *rotated);
+/* Record a rectangle placed at (x, y). */
+un_status   un_skyline_add(un_skyline *s, double x, double y, double w, double h);
+
+/* ----------------------------------------------------------------- pow2.c */
+
+/* Power-of-two squares sizes[0..n) (each at most layer) in square layers of
+ * side layer (a power of two): out_xyl[3k..3k+3) = x, y, layer.  Zero waste:
+ * every layer but the last is full.  UN_EINVAL if a size or the layer is
+ * not a power of two. */
+un_status un_pack_pow2(const int64_t *sizes, int32_t n, int64_t layer, int64_t *out_xyl, int32_t *nlayers);
+
 /* ---------------------------------------------------------- components.c */
 
 /* Connected components of n nodes joined by pairs (a[k], b[k]); label[i]

@@ -22,6 +22,7 @@
 #include <math.h>
 
 #define DEFAULT_ANNEAL_MAX 24
+#define UN_MAX_BINS 256
 #define ANNEAL_MIN 3
 #define ANNEAL_AREA_SHARE 0.85
 #define VERTS_BUDGET 4000   /* vertices shared by the annealed islands */
@@ -55,6 +56,9 @@ struct un_packer {
     /* best layout */
     int32_t         have_best;
     double          best_L;
+    double          best_cost;    /* with fixed scale: the cost of the best layout */
+    int32_t        *group;        /* per island: affinity group, -1 */
+    int32_t         cap_group, ngrouped;
     un_transform   *best;
     double         *best_par;
     int32_t        *best_seq;
@@ -92,6 +96,9 @@ un_status un_packer_new(const un_pack_options *opt, un_packer **out)
         return UN_EINVAL;
     for (i = 0; i < opt->nangles; i++)
         if (!isfinite(opt->angles[i])) return UN_EINVAL;
+    if (opt->fixed_scale != 0 && (!(opt->fixed_scale > 0) || !isfinite(opt->fixed_scale) || opt->max_bins < 1 ||
+                                  opt->max_bins > UN_MAX_BINS))
+        return UN_EINVAL;
     if (!(pk = (un_packer *)calloc(1, sizeof *pk))) return UN_ENOMEM;
     pk->opt = *opt;
     pk->angles = (double *)malloc((size_t)opt->nangles * sizeof *pk->angles);
@@ -139,6 +146,11 @@ void un_packer_free(un_packer *pk)
     free(pk->best);
     free(pk->best_par);
     free(pk->best_seq);
+    free(pk->group);
+    free(pk->E.group_bin);
+    free(pk->E.group_area);
+    free(pk->E.bin_area);
+    free(pk->E.group_mark);
     free(pk->angles);
     free(pk);
 }
@@ -155,6 +167,16 @@ un_status un_packer_add_island(un_packer *pk, const un_frings *outline, double a
     if ((s = copy_frings(&is->outline, outline)) != UN_OK) { un_frings_free(&is->outline); return s; }
     is->area = area;
     pk->E.n++;
+    return UN_OK;
+}
+
+un_status un_packer_set_group(un_packer *pk, int32_t k, int32_t g)
+{
+    un_status s;
+    if (pk->started || k < 0 || k >= pk->E.n || g < 0) return UN_EINVAL;
+    if ((s = UN_RESERVE(pk->group, pk->cap_group, pk->E.n)) != UN_OK) return s;
+    while (pk->ngrouped < pk->E.n) pk->group[pk->ngrouped++] = -1;
+    pk->group[k] = g;
     return UN_OK;
 }
 
@@ -284,8 +306,29 @@ static un_status prepare(un_packer *pk, double L_area)
     un_sort_idx(E->seq, E->n, cmp_area, E->isl, tmp);
     free(tmp);
     /* anneal the islands that decide the scale: the largest ones, until
-     * they hold most of the area; fill the rest around them */
-    {
+     * they hold most of the area; fill the rest around them (at a fixed
+     * scale over several targets every island is annealed) */
+    if (pk->opt.fixed_scale > 0) {
+        E->nanneal = E->n;
+        E->nbins_max = pk->opt.max_bins;
+        if (pk->ngrouped) {
+            int32_t g;
+            un_status st = UN_RESERVE(pk->group, pk->cap_group, E->n);
+            if (st != UN_OK) return st;
+            while (pk->ngrouped < E->n) pk->group[pk->ngrouped++] = -1; /* added after the last set */
+            E->group = pk->group;
+            for (i = 0; i < E->n; i++)
+                if (E->group[i] + 1 > E->ngroups) E->ngroups = E->group[i] + 1;
+            E->group_bin = (int32_t *)malloc(((size_t)E->ngroups + 1) * sizeof *E->group_bin);
+            E->group_area = (double *)calloc((size_t)E->ngroups + 1, sizeof *E->group_area);
+            E->bin_area = (double *)calloc((size_t)E->nbins_max + 1, sizeof *E->bin_area);
+            E->group_mark = (int32_t *)calloc((size_t)E->ngroups + 1, sizeof *E->group_mark);
+            if (!E->group_bin || !E->group_area || !E->bin_area || !E->group_mark) return UN_ENOMEM;
+            for (g = 0; g < E->ngroups; g++) E->group_bin[g] = -1;
+            for (i = 0; i < E->n; i++)
+                if (E->group[i] >= 0) E->group_area[E->group[i]] += E->isl[i].area;
+        }
+    } else {
         double total = 0, acc = 0;
         int32_t cap = pk->opt.anneal_max > 0 ? pk->opt.anneal_max : DEFAULT_ANNEAL_MAX;
         for (i = 0; i < E->n; i++) total += E->isl[i].area;
@@ -372,34 +415,57 @@ static void transforms_of(const un_packer *pk, un_transform *out)
         out[k].scale = inv;
         out[k].tx = pk->opt.target[0] + ((double)q->t.x * E->q - cx) * inv;
         out[k].ty = pk->opt.target[1] + ((double)q->t.y * E->q - cy) * inv;
+        out[k].bin = q->bin;
     }
+}
+
+/* Check target `bin` of layout t: its islands (and, in target 0, the
+ * locked ones) against each other and the target. *bad when it fails. */
+static un_status check_bin(const un_packer *pk, const un_transform *t, int32_t bin, int *bad)
+{
+    const un_engine *E = &pk->E;
+    int32_t n = 0, i, nfix = bin == 0 ? E->nlocked : 0, bad_a, bad_b;
+    un_frings *polys = (un_frings *)calloc((size_t)E->n + E->nlocked + 1, sizeof *polys);
+    un_status s = UN_OK;
+    *bad = 0;
+    if (!polys) return UN_ENOMEM;
+    for (i = 0; i < E->n && s == UN_OK; i++)
+        if (t[i].bin == bin) s = place_outline(E->isl + i, t + i, polys + n++);
+    for (i = 0; i < nfix && s == UN_OK; i++) {
+        int32_t k, np;
+        s = copy_frings(polys + n, E->locked + i);
+        np = un_frings_npts(polys + n);
+        for (k = 0; k < np; k++) {
+            polys[n].xy[2 * k] += pk->opt.target[0];
+            polys[n].xy[2 * k + 1] += pk->opt.target[1];
+        }
+        n++;
+    }
+    if (s == UN_OK && n > 0) {
+        s = un_validate_layout(polys, n, nfix, E->margin, pk->opt.target, &bad_a, &bad_b);
+        *bad = bad_a >= 0;
+    }
+    for (i = 0; i < n; i++) un_frings_free(polys + i);
+    free(polys);
+    return s;
 }
 
 /* Check the current complete layout; on success make it the best. */
 static un_status accept_layout(un_packer *pk, int *improved)
 {
     un_engine *E = &pk->E;
-    int32_t n = E->n + E->nlocked, i, bad_a, bad_b;
+    int32_t i, b, bins = 0;
     un_transform *t = (un_transform *)malloc((size_t)E->n * sizeof *t);
-    un_frings *polys = (un_frings *)calloc((size_t)n + 1, sizeof *polys);
-    double cover = 0;
+    double cover = 0, f = 0, tile = E->L * E->L * E->tw * E->th;
+    int bad = 0;
     un_status s = UN_OK;
-    if (!t || !polys) { s = UN_ENOMEM; goto done; }
+    if (!t) return UN_ENOMEM;
     transforms_of(pk, t);
-    for (i = 0; i < E->n && s == UN_OK; i++) s = place_outline(E->isl + i, t + i, polys + i);
-    for (i = 0; i < E->nlocked && s == UN_OK; i++) {
-        int32_t k, np;
-        s = copy_frings(polys + E->n + i, E->locked + i);
-        np = un_frings_npts(polys + E->n + i);
-        for (k = 0; k < np; k++) {
-            polys[E->n + i].xy[2 * k] += pk->opt.target[0];
-            polys[E->n + i].xy[2 * k + 1] += pk->opt.target[1];
-        }
-    }
+    for (i = 0; i < E->n; i++)
+        if (t[i].bin + 1 > bins) bins = t[i].bin + 1;
+    for (b = 0; b < bins && s == UN_OK && !bad; b++) s = check_bin(pk, t, b, &bad);
     if (s != UN_OK) goto done;
-    if ((s = un_validate_layout(polys, n, E->nlocked, E->margin, pk->opt.target, &bad_a, &bad_b)) != UN_OK)
-        goto done;
-    if (bad_a >= 0) {
+    if (bad) {
         /* the engine produced a layout that breaks the rules: never hand it
          * out; counted so that tests can catch it */
         pk->st.rejected++;
@@ -409,15 +475,22 @@ static un_status accept_layout(un_packer *pk, int *improved)
     memcpy(pk->best_par, E->par, 3 * (size_t)E->n * sizeof *E->par);
     memcpy(pk->best_seq, E->seq, (size_t)E->n * sizeof *E->seq);
     pk->best_L = E->L;
+    pk->best_cost = pk->A.cost;
     pk->have_best = 1;
-    for (i = 0; i < E->n; i++) cover += E->isl[i].area;
-    pk->st.coverage = cover / (E->L * E->L * E->tw * E->th);
+    for (b = 0; b < bins; b++) {
+        double c = 0;
+        for (i = 0; i < E->n; i++)
+            if (t[i].bin == b) c += E->isl[i].area;
+        f += (c / tile) * (c / tile);
+        cover += c;
+    }
+    pk->st.coverage = cover / (tile * bins);
     pk->st.scale = 1 / E->L;
+    pk->st.bins = bins;
+    pk->st.bins_f = f / bins;
     pk->st.layouts++;
     *improved = 1;
 done:
-    for (i = 0; polys && i < n; i++) un_frings_free(polys + i);
-    free(polys);
     free(t);
     return s;
 }
@@ -443,6 +516,157 @@ static un_status try_scale(un_packer *pk, double L, int reheat)
 }
 
 static un_status bisect_step(un_packer *pk, int *improved);
+
+/* ------------------------------------------------------- fixed scale */
+
+/* Every island at the given scale, over up to max_bins targets: the first
+ * layout is the first fit (every r = f = 0); annealing then lowers the
+ * cost (targets used, then how full they are). */
+static un_status start_fixed(un_packer *pk)
+{
+    un_status s = un_engine_set_scale(&pk->E, 1 / pk->opt.fixed_scale);
+    int complete = 0, ok = 0;
+    if (s == UN_ERANGE) return UN_ENOFIT;
+    if (s == UN_OK) s = decode_all(pk, &complete);
+    if (s == UN_OK && !complete) return UN_ENOFIT;
+    if (s == UN_OK) s = accept_layout(pk, &ok);
+    if (s == UN_OK && !ok) return UN_EINTERNAL;
+    pk->A.T0 = 0.05;
+    pk->A.T = pk->A.T0;
+    pk->stall = 30 + 6 * (int64_t)pk->E.n;
+    pk->A.alpha = exp(log(0.02) / (double)pk->stall);
+    return s;
+}
+
+static un_status run_fixed(un_packer *pk, int64_t moves, volatile int *cancel, int *improved)
+{
+    int64_t i;
+    un_status s = UN_OK;
+    for (i = 0; i < moves && s == UN_OK; i++) {
+        int complete = 0;
+        if (cancel && *cancel) return UN_ECANCELLED;
+        pk->st.moves++;
+        if (pk->since >= pk->stall) {
+            /* back to the best layout, hot */
+            memcpy(pk->E.par, pk->best_par, 3 * (size_t)pk->E.n * sizeof *pk->E.par);
+            memcpy(pk->E.seq, pk->best_seq, (size_t)pk->E.n * sizeof *pk->E.seq);
+            if ((s = decode_all(pk, &complete)) != UN_OK) break;
+            un_anneal_reheat(&pk->A);
+            pk->since = 0;
+            continue;
+        }
+        s = un_anneal_move(&pk->E, &pk->A, &pk->rng, &complete);
+        pk->since++;
+        if (s == UN_OK && complete && pk->A.cost < pk->best_cost - 1e-12) {
+            int ok = 0;
+            if ((s = accept_layout(pk, &ok)) == UN_OK && ok) {
+                *improved = 1;
+                pk->since = 0;
+            }
+        }
+    }
+    return s;
+}
+
+/* ------------------------------------------------------------ boxes */
+
+/* Skyline bottom-left of the islands' bounding rectangles (at their base
+ * orientation, or turned a quarter) at scale L, in order `ord`; fills the
+ * placements when everything fits. */
+static un_status box_fill(un_packer *pk, double L, const int32_t *ord, int *ok)
+{
+    un_engine *E = &pk->E;
+    un_skyline *sk = un_skyline_new();
+    int32_t p, quarter = E->os.nangles % 4 == 0 ? E->os.nangles / 4 : -1;
+    double grow = E->margin * L / 2 + 4 * E->q, pad = E->padding * L;
+    un_status s;
+    *ok = 0;
+    if (!sk) return UN_ENOMEM;
+    if ((s = un_engine_set_scale(E, L)) != UN_OK) goto done;
+    if ((s = un_skyline_reset(sk, E->tw * L - 2 * pad, E->th * L - 2 * pad)) != UN_OK) goto done;
+    for (p = 0; p < E->n; p++) {
+        int32_t k = ord[p], o;
+        un_pt lo, hi;
+        double w, h, x, y;
+        int rot;
+        un_island_bbox(&E->os, E->isl + k, 0, 1, E->q, &lo, &hi);
+        w = (double)(hi.x - lo.x) * E->q + 2 * grow;
+        h = (double)(hi.y - lo.y) * E->q + 2 * grow;
+        if (!un_skyline_place(sk, w, h, quarter > 0, &x, &y, &rot)) goto done;
+        if ((s = un_skyline_add(sk, x, y, rot ? h : w, rot ? w : h)) != UN_OK) goto done;
+        o = rot ? quarter : 0;
+        un_island_bbox(&E->os, E->isl + k, o, 1, E->q, &lo, &hi);
+        E->seq[p] = k;
+        E->pl[p].placed = 1;
+        E->pl[p].orient = o;
+        E->pl[p].sigma = 0;
+        E->pl[p].bin = 0;
+        /* the island's box (grid) starts inside its grown rectangle */
+        E->pl[p].t.x = un_llround((x + pad + grow) / E->q) - lo.x;
+        E->pl[p].t.y = un_llround((y + pad + grow) / E->q) - lo.y;
+    }
+    s = accept_layout(pk, ok);
+done:
+    un_skyline_free(sk);
+    return s;
+}
+
+typedef struct {
+    const un_engine *E;
+    int key;
+} box_ctx;
+
+static double box_key(const un_engine *E, int32_t k, int key)
+{
+    un_pt lo, hi;
+    double w, h;
+    un_island_bbox(&E->os, E->isl + k, 0, 1, E->q, &lo, &hi);
+    w = (double)(hi.x - lo.x);
+    h = (double)(hi.y - lo.y);
+    return key == 0 ? h : key == 1 ? w : key == 2 ? w * h : (w > h ? w : h);
+}
+
+static int cmp_box(int32_t a, int32_t b, const void *vctx)
+{
+    const box_ctx *c = (const box_ctx *)vctx;
+    double ka = box_key(c->E, a, c->key), kb = box_key(c->E, b, c->key);
+    if (ka != kb) return ka > kb ? -1 : 1;
+    return a < b ? -1 : (a > b);
+}
+
+/* Box packing: for four orders (tallest, widest, largest, longest side
+ * first), the smallest scale at which the skyline fits everything; the
+ * best of them. */
+static un_status start_box(un_packer *pk, double L_area)
+{
+    un_engine *E = &pk->E;
+    int32_t *ord = (int32_t *)malloc((size_t)E->n * sizeof *ord), *tmp = (int32_t *)malloc((size_t)E->n * sizeof *tmp);
+    int32_t key, i, tries;
+    un_status s = UN_OK;
+    if (!ord || !tmp) { free(ord); free(tmp); return UN_ENOMEM; }
+    for (key = 0; key < 4 && s == UN_OK; key++) {
+        box_ctx c;
+        double lo = L_area, hi = L_area * 1.02;
+        int ok = 0;
+        c.E = E;
+        c.key = key;
+        for (i = 0; i < E->n; i++) ord[i] = i;
+        un_sort_idx(ord, E->n, cmp_box, &c, tmp);
+        for (tries = 0; tries < 200 && s == UN_OK; tries++, lo = hi, hi *= 1.1)
+            if (pk->have_best && hi >= pk->best_L) break;
+            else if ((s = box_fill(pk, hi, ord, &ok)) != UN_OK || ok) break;
+        if (pk->have_best && hi > pk->best_L) hi = pk->best_L;
+        while (s == UN_OK && hi - lo > 0.001 * hi) {
+            double mid = 0.5 * (lo + hi);
+            if ((s = box_fill(pk, mid, ord, &ok)) != UN_OK) break;
+            if (ok) hi = mid; else lo = mid;
+        }
+    }
+    free(ord);
+    free(tmp);
+    if (s == UN_OK && !pk->have_best) s = UN_ENOFIT;
+    return s;
+}
 
 /* Bottom-left fill at scale L: does everything fit, and is it valid? */
 static un_status first_fill(un_packer *pk, double L, int *ok)
@@ -471,8 +695,11 @@ un_status un_packer_start(un_packer *pk, volatile int *cancel)
     E->cancel = cancel;
     for (i = 0; i < E->n; i++) total += E->isl[i].area;
     L_area = sqrt(total / (E->tw * E->th));
+    if (pk->opt.fixed_scale > 0) L_area = 1 / pk->opt.fixed_scale;
     if ((s = prepare(pk, L_area)) != UN_OK) return s;
     pk->started = 1;
+    if (pk->opt.fixed_scale > 0) return start_fixed(pk);
+    if (pk->opt.box) return start_box(pk, L_area);
     /* first layout: the bottom-left fill (every r = f = 0) at the first
      * container, growing from the area bound, where everything fits; run()
      * then bisects down before it anneals */
@@ -554,6 +781,8 @@ un_status un_packer_run(un_packer *pk, int64_t moves, volatile int *cancel, int 
     *improved = 0;
     if (!pk->started) return UN_EINVAL;
     pk->E.cancel = cancel;
+    if (pk->opt.box) return UN_OK; /* the skyline's best is final */
+    if (pk->opt.fixed_scale > 0) return run_fixed(pk, moves, cancel, improved);
     for (i = 0; i < moves && s == UN_OK; i++) {
         int complete = 0;
         if (cancel && *cancel) return UN_ECANCELLED;
@@ -582,5 +811,6 @@ void un_packer_stats(const un_packer *pk, un_pack_stats *st)
     st->cache_misses = un_nfpcache_misses(pk->E.cache);
     st->annealed = pk->E.nanneal;
     st->trying = pk->E.L > 0 ? 1 / pk->E.L : 0;
+    if (!pk->have_best) st->bins = 0;
     st->waste = pk->A.cost;
 }

@@ -130,14 +130,20 @@ typedef struct {
     uint64_t      seed;
     double        cache_bytes; /* budget of the no-fit polygon cache */
     int32_t       anneal_max;  /* largest islands annealed (the rest are filled); 0: default */
+    double        fixed_scale; /* > 0: keep this scale and use up to max_bins targets */
+    int32_t       max_bins;    /* with fixed_scale: how many targets (tiles) may be used */
+    int32_t       box;         /* pack bounding rectangles (skyline bottom-left) */
 } un_pack_options;
 
-/* uv' = scale * R(angle) * F^flip * uv + (tx, ty), F = diag(-1, 1). */
+/* uv' = scale * R(angle) * F^flip * uv + (tx, ty), F = diag(-1, 1), in
+ * target number `bin` (always 0 unless fixed_scale is set; the caller maps
+ * bins to tiles: the transform is relative to the target rectangle). */
 typedef struct {
     double  angle;
     int32_t flip;
     double  scale;
     double  tx, ty;
+    int32_t bin;
 } un_transform;
 
 typedef struct {
@@ -150,12 +156,17 @@ typedef struct {
     int32_t annealed;          /* islands annealed; the rest are filled */
     double  trying;            /* scale the search is trying now */
     double  waste;             /* share of that container not covered now */
+    int32_t bins;              /* targets the best layout uses */
+    double  bins_f;            /* sum(U^2) / bins, U each target's share covered */
 } un_pack_stats;
 
 un_status un_packer_new(const un_pack_options *opt, un_packer **out);
 void      un_packer_free(un_packer *pk);
 /* Add an island: its outline (island units) and its true area. */
 un_status un_packer_add_island(un_packer *pk, const un_frings *outline, double area);
+/* Put island k (in the order added) in affinity group g >= 0: with several
+ * targets, islands of one group go to the same one whenever it fits. */
+un_status un_packer_set_group(un_packer *pk, int32_t k, int32_t g);
 /* Add a locked island: an obstacle, given in tile coordinates. */
 un_status un_packer_add_locked(un_packer *pk, const un_frings *outline);
 /* Prepare and find the first layout (a bottom-left fill). */

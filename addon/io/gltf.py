@@ -283,6 +283,7 @@ class _MeshReader:
         self.n_rows = 0
         self.vertex_offsets: Dict[Any, int] = {}
         self.n_vertices = 0
+        self.positions: List[np.ndarray] = []
 
     def mesh(self, path: Path, container: str) -> Mesh:
         """The Mesh of all primitives with the UV set (without its write-back state)."""
@@ -319,6 +320,7 @@ class _MeshReader:
             uvs=np.concatenate([a.values for a in self.uv_accessors.values()]),
             faces=list(uv_tris),
             mesh_faces=list(np.concatenate(mesh_faces)),
+            positions=np.concatenate(self.positions),
             face_groups=np.concatenate(groups),
             group_names=names,
             skipped_primitives=skipped,
@@ -354,7 +356,19 @@ class _MeshReader:
         if key not in self.vertex_offsets:
             self.vertex_offsets[key] = self.n_vertices
             self.n_vertices += n
+            self.positions.append(self._positions(position, n))
         return uv.start + tris, self.vertex_offsets[key] + tris
+
+    def _positions(self, index: Any, n: int) -> np.ndarray:
+        """(n, 3) float64 POSITION values; NaN rows when the primitive has
+        none or they are not plain VEC3 floats (positions only serve texel
+        density, so such a file still packs)."""
+        acc = None if index is None else self.gltf.accessors[index]
+        if acc is None or acc.type != "VEC3" or acc.componentType != 5126:
+            return np.full((n, 3), np.nan)
+        values = self._read(index, f"POSITION accessor {index}")[0].astype(np.float64)
+        values[~np.isfinite(values).all(axis=1)] = np.nan
+        return values
 
     def _uv_accessor(self, index: Any, attr: str) -> _UvAccessor:
         if isinstance(index, int) and index in self.uv_accessors:

@@ -38,6 +38,10 @@ class Mesh:
         mesh_faces: per face the position (vertex) ids of its corners, with
             the same shapes as ``faces``: faces that share a mesh edge share
             these ids even where their UVs are stored per corner.
+        positions: ``(V, 3)`` float64 vertex positions indexed by
+            ``mesh_faces`` (OBJ ``v`` lines; glTF POSITION in mesh space,
+            without node transforms), or None when the file has none usable.
+            Rows of glTF primitives without POSITION are NaN.
         face_groups: per face an int key (OBJ: object/group/material
             combination; glTF: primitive ordinal), indexing ``group_names``.
         group_names: readable name of each group key.
@@ -51,6 +55,7 @@ class Mesh:
     uvs: np.ndarray
     faces: List[np.ndarray]
     mesh_faces: Optional[List[np.ndarray]] = None
+    positions: Optional[np.ndarray] = None
     face_groups: Optional[np.ndarray] = None
     group_names: List[str] = field(default_factory=list)
     skipped_faces: int = 0

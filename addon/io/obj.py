@@ -180,6 +180,7 @@ def read(path: Path, uv_set: int = 0) -> Mesh:
         uvs=uvs,
         faces=faces,
         mesh_faces=mesh_faces,
+        positions=_parse_positions(st, np.flatnonzero(kind == _V)),
         face_groups=face_groups.reshape(-1).astype(np.int64),
         group_names=[_group_name(group_keys[g]) for g in used.tolist()],
         skipped_faces=len(k) - n_uv_faces,
@@ -303,6 +304,28 @@ def _parse_vt(st: _Statements, vt: np.ndarray, lines: np.ndarray) -> np.ndarray:
     u = flat[start]
     v = np.where(ntok >= 2, flat[np.minimum(start + 1, len(flat) - 1)], 0.0)
     return np.stack([u, v], axis=1)
+
+
+def _parse_positions(st: _Statements, v: np.ndarray) -> Optional[np.ndarray]:
+    """(V, 3) float64 positions of the v statements (x y z, ignoring an
+    optional w or vertex colour), or None when any is malformed: positions
+    only serve texel density, so a file with odd v lines still packs."""
+    if v.size == 0:
+        return None
+    blob = b"\n".join(s.split(b"#", 1)[0] for s in st.lines(v)) if b"#" in st.blob(v) else st.blob(v)
+    ntok = _tokens_per_line(blob, len(v)) - 1
+    if (ntok < 3).any():
+        return None
+    tokens = blob.split()
+    keep = np.ones(len(tokens), dtype=bool)
+    keep[np.cumsum(ntok + 1) - (ntok + 1)] = False  # the "v" keywords
+    try:
+        flat = np.fromiter(map(float, compress(tokens, keep.tolist())), dtype=np.float64, count=int(ntok.sum()))
+    except ValueError:
+        return None
+    start = np.cumsum(ntok) - ntok
+    xyz = flat[start[:, None] + np.arange(3)]
+    return xyz if np.isfinite(xyz).all() else None
 
 
 def _raise_bad_vt(numbers: List[bytes], ntok: np.ndarray, lines: np.ndarray) -> None:

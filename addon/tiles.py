@@ -1,0 +1,160 @@
+"""UDIM tiles, texel density and the texel grid: the pieces of fixed-scale
+multi-tile packing that are plain arithmetic (the placement itself is the C
+engine's).
+
+UDIM numbering: tile ``1001 + u + 10 * v`` covers ``[u, u + 1] x [v, v + 1]``
+for ``u`` in 0..9 and ``v`` in 0..99.
+"""
+from __future__ import annotations
+
+import math
+from typing import List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from . import _core
+from ._faces import faces_csr
+from .islands import Island
+
+__all__ = ["pack_pow2_squares", "udim_origin", "default_tiles", "texel_scales", "inflated_area",
+           "tile_lower_bound", "snap_translations"]
+
+MAX_TILES = 256          # the engine's limit on tiles in one packing
+DEFAULT_TILE_COUNT = 100  # 1001 .. 1100: ten rows of ten
+
+
+def udim_origin(tile: int) -> Tuple[int, int]:
+    """Lower-left corner ``(u, v)`` of UDIM tile ``tile`` (1001 .. 1999)."""
+    if not (isinstance(tile, (int, np.integer)) and 1001 <= tile <= 1999 and (tile - 1001) % 10 < 10):
+        raise ValueError(f"UDIM tile numbers run from 1001 to 1999, got {tile!r}")
+    return (int(tile) - 1001) % 10, (int(tile) - 1001) // 10
+
+
+def default_tiles(count: int = DEFAULT_TILE_COUNT) -> Tuple[int, ...]:
+    """The first ``count`` UDIM tiles in order: 1001, 1002, ... in rows of 10."""
+    return tuple(range(1001, 1001 + count))
+
+
+def checked_tiles(tiles: Optional[Sequence[int]]) -> Tuple[int, ...]:
+    """Caller-given tiles as a tuple (validated: UDIM numbers, no repeats,
+    at most ``MAX_TILES``); the default list when None."""
+    if tiles is None:
+        return default_tiles()
+    out = tuple(int(t) for t in tiles)
+    if not out:
+        raise ValueError("tiles must name at least one UDIM tile")
+    if len(out) > MAX_TILES:
+        raise ValueError(f"at most {MAX_TILES} tiles can be packed at once, got {len(out)}")
+    if len(set(out)) != len(out):
+        raise ValueError(f"tiles repeats a tile: {list(out)}")
+    for t in out:
+        udim_origin(t)
+    return out
+
+
+def pack_pow2_squares(sizes, layer_size: int) -> np.ndarray:
+    """Place power-of-two squares into square layers with zero waste.
+
+    ``sizes`` are the squares' sides and ``layer_size`` the layer's side, all
+    powers of two (in texels, say).  Squares are placed largest first along
+    the Z-order (Morton) curve, so every layer except the last is completely
+    full and no square straddles another: linear time after a counting sort.
+
+    Returns an ``(n, 3)`` int64 array of ``(x, y, layer)`` per square (its
+    lower-left corner and layer number).
+    """
+    arr = np.asarray(sizes)
+    if arr.ndim != 1:
+        raise ValueError(f"sizes must be a 1-D sequence, got shape {arr.shape}")
+    if arr.size and not (np.issubdtype(arr.dtype, np.integer) or
+                         (np.issubdtype(arr.dtype, np.floating) and np.all(arr == np.round(arr)))):
+        raise ValueError("sizes must be whole numbers")
+    if not isinstance(layer_size, (int, np.integer)):
+        raise TypeError(f"layer_size must be an integer, got {layer_size!r}")
+    xyl, _ = _core.pack_pow2(arr.astype(np.int64), int(layer_size))
+    return xyl
+
+
+def texel_scales(islands: Sequence[Island], uvs: np.ndarray, faces, positions, position_faces,
+                 density: float, texture_size: Tuple[int, int]) -> np.ndarray:
+    """Per island the scale that gives it ``density`` texels per unit of 3D
+    length: ``density / (texels * sqrt(uv area / 3D area))``, with texels
+    the geometric mean of the texture's sides.  Islands with no 3D or UV
+    area take the mesh's mean ratio."""
+    pos = np.asarray(positions, dtype=np.float64)
+    if pos.ndim != 2 or pos.shape[1] != 3:
+        raise ValueError(f"positions must be an (V, 3) array, got shape {pos.shape}")
+    start, idx = faces_csr(faces, len(uvs))
+    pstart, pidx = faces_csr(position_faces, len(pos))
+    if not np.array_equal(start, pstart):
+        raise ValueError("position faces must have the same corners as the UV faces")
+    uv_area = _face_areas(np.column_stack([uvs, np.zeros(len(uvs))]), start, idx)
+    xyz_area = _face_areas(pos, pstart, pidx)
+    if not np.isfinite(xyz_area).all():
+        bad = int(np.flatnonzero(~np.isfinite(xyz_area))[0])
+        raise ValueError(f"face {bad} has non-finite positions: texel density needs every face's 3D corners")
+    total_uv, total_xyz = float(uv_area.sum()), float(xyz_area.sum())
+    if not (total_uv > 0 and total_xyz > 0):
+        raise ValueError("texel density needs faces with both UV area and 3D area")
+    texels = math.sqrt(texture_size[0] * texture_size[1])
+    mean_ratio = math.sqrt(total_uv / total_xyz)
+    out = np.empty(len(islands))
+    for k, isl in enumerate(islands):
+        a_uv, a_xyz = float(uv_area[isl.faces].sum()), float(xyz_area[isl.faces].sum())
+        ratio = math.sqrt(a_uv / a_xyz) if a_uv > 0 and a_xyz > 0 else mean_ratio
+        out[k] = density / (texels * ratio)
+    return out
+
+
+def _face_areas(points: np.ndarray, start: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """Area of each face (fan triangulation, 3D vector area)."""
+    n_faces = start.size - 1
+    counts = np.diff(start)
+    first = np.repeat(idx[start[:-1]], counts - 2)
+    face = np.repeat(np.arange(n_faces), counts - 2)
+    # corner j of the fan: indices start+1 .. start+k-2 (b) and +1 (c)
+    offs = np.arange(int((counts - 2).sum())) - np.repeat(np.cumsum(counts - 2) - (counts - 2), counts - 2)
+    b = idx[np.repeat(start[:-1], counts - 2) + 1 + offs]
+    c = idx[np.repeat(start[:-1], counts - 2) + 2 + offs]
+    p0, p1, p2 = points[first], points[b], points[c]
+    cross = np.cross(p1 - p0, p2 - p0)
+    vec = np.zeros((n_faces, 3))
+    np.add.at(vec, face, cross)
+    return 0.5 * np.linalg.norm(vec, axis=1)
+
+
+def inflated_area(rings: List[np.ndarray], radius: float) -> float:
+    """Area of ``rings`` grown by ``radius`` (Minkowski sum with a regular
+    octagon inscribed in the disk, so never more than the true grown area)."""
+    if radius <= 0:
+        return _rings_area(rings)
+    angles = np.arange(8) * (math.pi / 4)
+    octagon = np.column_stack([np.cos(angles), np.sin(angles)]) * radius
+    return _rings_area(_core.nfp(rings, [octagon]))
+
+
+def _rings_area(rings: List[np.ndarray]) -> float:
+    total = 0.0
+    for r in rings:
+        x, y = r[:, 0], r[:, 1]
+        total += 0.5 * float(x @ np.roll(y, -1) - np.roll(x, -1) @ y)
+    return total
+
+
+def tile_lower_bound(areas: Sequence[float], margin: float, padding: float,
+                     size: Tuple[float, float]) -> int:
+    """No layout uses fewer tiles than ``ceil(sum(inflated areas) / room)``:
+    islands grown by ``margin / 2`` do not overlap and lie in a tile of
+    ``size`` shrunk by ``padding`` and grown by ``margin / 2``."""
+    room = (size[0] - 2 * padding + margin) * (size[1] - 2 * padding + margin)
+    need = float(np.sum(areas)) / room
+    return max(1, math.ceil(need * (1 - 1e-9)))
+
+
+def snap_translations(translations: np.ndarray, grid: Tuple[float, float],
+                      origin: Tuple[float, float] = (0.0, 0.0)) -> np.ndarray:
+    """Round translations to the nearest multiple of ``grid`` (per axis),
+    measured from ``origin``: each moves at most half a grid step per axis."""
+    g = np.asarray(grid, dtype=np.float64)
+    o = np.asarray(origin, dtype=np.float64)
+    return np.round((translations - o) / g) * g + o
