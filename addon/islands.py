@@ -55,11 +55,6 @@ class Island:
     members: Tuple[int, ...] = field(default_factory=tuple)
 
 
-def _signed_area(r: np.ndarray) -> float:
-    x, y = r[:, 0], r[:, 1]
-    return 0.5 * float(x[:-1] @ y[1:] - x[1:] @ y[:-1] + x[-1] * y[0] - x[0] * y[-1])
-
-
 def _edge_pairs(start: np.ndarray, idx: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
     """Each face corner paired with the next corner of the same face."""
     nxt = np.arange(1, idx.size + 1)
@@ -87,6 +82,19 @@ def _mesh_edge_pairs(uvs: np.ndarray, start: np.ndarray, idx: np.ndarray,
             np.concatenate((lo_u[second], hi_u[second])))
 
 
+def _ring_areas(rings: List[np.ndarray]) -> np.ndarray:
+    """Signed area of each ring (counter-clockwise positive), vectorised."""
+    if not rings:
+        return np.zeros(0)
+    pts = np.concatenate(rings)
+    sizes = np.fromiter((len(r) for r in rings), dtype=np.int64, count=len(rings))
+    starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+    nxt = np.arange(1, len(pts) + 1)
+    nxt[starts + sizes - 1] = starts
+    cross = pts[:, 0] * pts[nxt, 1] - pts[nxt, 0] * pts[:, 1]
+    return 0.5 * np.add.reduceat(cross, starts)
+
+
 def _islands(uvs: np.ndarray, start: np.ndarray, idx: np.ndarray, face_group: np.ndarray,
              members: List[Tuple[int, ...]]) -> List[Island]:
     """Build the islands of a face grouping (groups numbered 0..)."""
@@ -94,24 +102,28 @@ def _islands(uvs: np.ndarray, start: np.ndarray, idx: np.ndarray, face_group: np
     outlines = _core.outlines(uvs, start, idx, face_group.astype(np.int32), n)
     order = np.argsort(face_group, kind="stable")
     bounds = np.searchsorted(face_group[order], np.arange(n + 1))
-    corner_group = np.repeat(face_group, np.diff(start))
-    corner_order = np.argsort(corner_group, kind="stable")
-    corner_bounds = np.searchsorted(corner_group[corner_order], np.arange(n + 1))
-    out = []
-    for g in range(n):
-        used = np.unique(idx[corner_order[corner_bounds[g]:corner_bounds[g + 1]]])
-        pts = uvs[used]
-        lo, hi = pts.min(axis=0), pts.max(axis=0)
-        rings = outlines[g]
-        out.append(Island(index=g, faces=order[bounds[g]:bounds[g + 1]].astype(np.int64), uv_indices=used,
-                          outline=rings, area=abs(sum(_signed_area(r) for r in rings)),
-                          bbox=(float(lo[0]), float(lo[1]), float(hi[0]), float(hi[1])), members=members[g]))
-    return out
+    # the UV indices of each group: unique (group, index) pairs, sorted
+    corner_group = np.repeat(face_group, np.diff(start)).astype(np.int64)
+    pairs = np.unique(corner_group * len(uvs) + idx)
+    pair_group, used = np.divmod(pairs, len(uvs))
+    used_bounds = np.searchsorted(pair_group, np.arange(n + 1))
+    pts = uvs[used]
+    lo = np.minimum.reduceat(pts, used_bounds[:-1], axis=0)
+    hi = np.maximum.reduceat(pts, used_bounds[:-1], axis=0)
+    ring_area = _ring_areas([r for rings in outlines for r in rings])
+    ring_bounds = np.concatenate(([0], np.cumsum([len(rings) for rings in outlines])))
+    area = np.abs(np.add.reduceat(np.append(ring_area, 0.0), ring_bounds[:-1]))
+    area[ring_bounds[:-1] == ring_bounds[1:]] = 0.0
+    return [Island(index=g, faces=order[bounds[g]:bounds[g + 1]].astype(np.int64),
+                   uv_indices=used[used_bounds[g]:used_bounds[g + 1]], outline=outlines[g], area=float(area[g]),
+                   bbox=(float(lo[g, 0]), float(lo[g, 1]), float(hi[g, 0]), float(hi[g, 1])), members=members[g])
+            for g in range(n)]
 
 
-def _filled(outline: List[np.ndarray]) -> List[np.ndarray]:
-    """The outer rings of an outline (its holes filled)."""
-    return [r for r in outline if _signed_area(r) > 0]
+def _filled(outlines: List[List[np.ndarray]]) -> List[List[np.ndarray]]:
+    """The outer rings of each outline (its holes filled)."""
+    positive = iter(_ring_areas([r for rings in outlines for r in rings]) > 0)
+    return [[r for r in rings if next(positive)] for rings in outlines]
 
 
 def find_islands(uvs, faces: FacesLike, mesh_faces: Optional[FacesLike] = None,
@@ -154,7 +166,7 @@ def find_islands(uvs, faces: FacesLike, mesh_faces: Optional[FacesLike] = None,
     islands = _islands(uvs, start, idx, face_island, [(k,) for k in range(first.size)])
     if not merge_overlapping or len(islands) < 2:
         return islands
-    groups = _core.overlap_groups([_filled(isl.outline) for isl in islands])
+    groups = _core.overlap_groups(_filled([isl.outline for isl in islands]))
     if groups.max() + 1 == len(islands):
         return islands
     members = [tuple(int(m) for m in np.flatnonzero(groups == g)) for g in range(int(groups.max()) + 1)]

@@ -609,16 +609,17 @@ class Packer:
         """Yield the current best layout, then each strictly better one,
         until ``time_limit`` seconds or ``iterations`` moves (both None:
         until cancelled)."""
+        # reset before the first yield: a cancel() after it must hold
+        self._cancelled = False
         yield self.best
         deadline = None if time_limit is None else time.perf_counter() + time_limit
         done = 0
-        self._cancelled = False
         while not self._cancelled:
             if deadline is not None and time.perf_counter() >= deadline:
                 return
             if iterations is not None and done >= iterations:
                 return
-            before = self.best.iterations
+            before = self.stats["moves"]
             budget = None if deadline is None else max(0.0, min(0.05, deadline - time.perf_counter()))
             n = None if iterations is None else iterations - done
             if self.step(seconds=budget if budget is not None else 0.05, iterations=n):

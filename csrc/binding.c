@@ -18,6 +18,9 @@
 /* Largest ring input accepted by the geometry functions: far beyond any UV
  * island, small enough that every algorithm finishes. */
 #define MAX_RING_POINTS 2000000
+/* Largest UV array of a mesh (faces index it with int32; each island's
+ * outline only sees its own faces' points). */
+#define MAX_MESH_POINTS ((npy_intp)1 << 30)
 #define MAX_NFP_PAIRS   ((int64_t)1 << 26)
 
 static PyObject *raise_status(un_status s, const char *what)
@@ -41,9 +44,9 @@ static PyObject *raise_status(un_status s, const char *what)
 
 /* ------------------------------------------------------------ conversion */
 
-/* A (n, 2) float64 array from any object; NULL with an exception naming
- * `name` otherwise. */
-static PyArrayObject *as_points(PyObject *o, const char *name, int allow_empty, int finite)
+/* A (n, 2) float64 array of at most max_points rows from any object; NULL
+ * with an exception naming `name` otherwise. */
+static PyArrayObject *as_points(PyObject *o, const char *name, int allow_empty, int finite, npy_intp max_points)
 {
     PyArrayObject *a;
     npy_intp n, i;
@@ -66,9 +69,9 @@ static PyArrayObject *as_points(PyObject *o, const char *name, int allow_empty, 
         return NULL;
     }
     n = PyArray_DIM(a, 0);
-    if (n > MAX_RING_POINTS) {
-        PyErr_Format(PyExc_ValueError, "%s has %zd points; at most %d are supported", name,
-                     (Py_ssize_t)n, MAX_RING_POINTS);
+    if (n > max_points) {
+        PyErr_Format(PyExc_ValueError, "%s has %zd points; at most %zd are supported", name,
+                     (Py_ssize_t)n, (Py_ssize_t)max_points);
         Py_DECREF(a);
         return NULL;
     }
@@ -124,7 +127,7 @@ static int to_frings_min(PyObject *seq, const char *name, un_frings *out, int mi
         PyArrayObject *a;
         un_status s;
         snprintf(label, sizeof label, "%s ring %zd", name, (Py_ssize_t)k);
-        a = as_points(PySequence_Fast_GET_ITEM(fast, k), label, 1, 1);
+        a = as_points(PySequence_Fast_GET_ITEM(fast, k), label, 1, 1, MAX_RING_POINTS);
         if (!a) goto fail;
         if (PyArray_DIM(a, 0) < min_points) {
             PyErr_Format(PyExc_ValueError, "%s has %zd point(s); it needs at least %d", label,
@@ -196,7 +199,7 @@ static PyObject *py_outline(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "OOO", &uvo, &fso, &fio)) return NULL;
     un_frings_init(&out);
     /* unused points may be anything: the C side checks the ones faces use */
-    if (!(uv = as_points(uvo, "uvs", 1, 0))) return NULL;
+    if (!(uv = as_points(uvo, "uvs", 1, 0, MAX_MESH_POINTS))) return NULL;
     fs = (PyArrayObject *)PyArray_FROMANY(fso, NPY_INT32, 1, 1, NPY_ARRAY_CARRAY_RO | NPY_ARRAY_FORCECAST);
     fi = (PyArrayObject *)PyArray_FROMANY(fio, NPY_INT32, 1, 1, NPY_ARRAY_CARRAY_RO | NPY_ARRAY_FORCECAST);
     if (!fs || !fi) {
@@ -250,7 +253,7 @@ static PyObject *py_outlines(PyObject *self, PyObject *args)
     (void)self;
     if (!PyArg_ParseTuple(args, "OOOOn", &uvo, &fso, &fio, &fgo, &ng)) return NULL;
     if (ng < 0 || ng > INT32_MAX - 1) return PyErr_Format(PyExc_ValueError, "group count out of range");
-    if (!(uv = as_points(uvo, "uvs", 1, 0))) return NULL;
+    if (!(uv = as_points(uvo, "uvs", 1, 0, MAX_MESH_POINTS))) return NULL;
     fs = (PyArrayObject *)PyArray_FROMANY(fso, NPY_INT32, 1, 1, NPY_ARRAY_CARRAY_RO | NPY_ARRAY_FORCECAST);
     fi = (PyArrayObject *)PyArray_FROMANY(fio, NPY_INT32, 1, 1, NPY_ARRAY_CARRAY_RO | NPY_ARRAY_FORCECAST);
     fg = (PyArrayObject *)PyArray_FROMANY(fgo, NPY_INT32, 1, 1, NPY_ARRAY_CARRAY_RO | NPY_ARRAY_FORCECAST);

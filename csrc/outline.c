@@ -13,6 +13,67 @@
 
 #include <math.h>
 
+/* Edge keys for cancelling: the segment's endpoints in (x, y) order and its
+ * direction along that order. */
+typedef struct {
+    un_pt   lo, hi;
+    int32_t dir;   /* +1: a = lo, -1: a = hi */
+    int32_t seg;
+} edge_key;
+
+static int cmp_edge_key(const void *pa, const void *pb)
+{
+    const edge_key *a = (const edge_key *)pa, *b = (const edge_key *)pb;
+    if (a->lo.x != b->lo.x) return a->lo.x < b->lo.x ? -1 : 1;
+    if (a->lo.y != b->lo.y) return a->lo.y < b->lo.y ? -1 : 1;
+    if (a->hi.x != b->hi.x) return a->hi.x < b->hi.x ? -1 : 1;
+    if (a->hi.y != b->hi.y) return a->hi.y < b->hi.y ? -1 : 1;
+    return a->seg < b->seg ? -1 : a->seg > b->seg;   /* stable: the result does not depend on qsort */
+}
+
+/* Drop pairs of equal segments of opposite direction: the edges two
+ * neighbouring faces share.  Their winding contributions cancel exactly
+ * (the covered set is {winding > 0} and each face adds its indicator), so
+ * the union is unchanged while a large island keeps only about its boundary
+ * edges for the arrangement.  Survivors keep their input order. */
+static un_status cancel_shared_edges(un_seg *segs, int32_t *nseg)
+{
+    int32_t n = *nseg, i, j, m = 0;
+    edge_key *key;
+    int8_t *keep;
+    if (n < 2) return UN_OK;
+    key = (edge_key *)malloc((size_t)n * sizeof *key);
+    keep = (int8_t *)malloc((size_t)n);
+    if (!key || !keep) { free(key); free(keep); return UN_ENOMEM; }
+    for (i = 0; i < n; i++) {
+        int fwd = segs[i].a.x < segs[i].b.x || (segs[i].a.x == segs[i].b.x && segs[i].a.y < segs[i].b.y);
+        key[i].lo = fwd ? segs[i].a : segs[i].b;
+        key[i].hi = fwd ? segs[i].b : segs[i].a;
+        key[i].dir = fwd ? 1 : -1;
+        key[i].seg = i;
+        keep[i] = 1;
+    }
+    qsort(key, (size_t)n, sizeof *key, cmp_edge_key);
+    for (i = 0; i < n; i = j) {
+        int32_t net = 0, k;
+        for (j = i; j < n && key[j].lo.x == key[i].lo.x && key[j].lo.y == key[i].lo.y &&
+                    key[j].hi.x == key[i].hi.x && key[j].hi.y == key[i].hi.y; j++)
+            net += key[j].dir * segs[key[j].seg].ws;
+        /* keep the first |net| segments of the winning direction; drop the rest */
+        for (k = i; k < j; k++) {
+            int32_t d = key[k].dir * segs[key[k].seg].ws;
+            if (net != 0 && (d > 0) == (net > 0)) net -= d;
+            else keep[key[k].seg] = 0;
+        }
+    }
+    for (i = 0; i < n; i++)
+        if (keep[i]) segs[m++] = segs[i];
+    *nseg = m;
+    free(key);
+    free(keep);
+    return UN_OK;
+}
+
 un_status un_outline_rings(un_arr *w, const un_pt *pts, int32_t n, const int32_t *face_start,
                            int32_t nfaces, const int32_t *face_idx, un_rings *out)
 {
@@ -40,6 +101,7 @@ un_status un_outline_rings(un_arr *w, const un_pt *pts, int32_t n, const int32_t
         if (area == 0) continue;
         s = un_segs_from_rings(&segs, &nseg, &cap, &face, 1, 0, f, area < 0);
     }
+    if (s == UN_OK) s = cancel_shared_edges(segs, &nseg);
     if (s == UN_OK && nseg > 0) s = un_arr_run(w, segs, nseg, UN_SEL_COVERED, NULL);
     if (s == UN_OK && nseg > 0) {
         const un_loop *L = un_arr_loops(w);
@@ -103,6 +165,7 @@ un_status un_geom_outlines(const double *uv, int32_t n, const int32_t *face_star
     /* faces sorted by group, then one outline per group (a counting sort
      * keeps the faces of each group in their input order) */
     int32_t *count = NULL, *order = NULL, *fs = NULL, *fi = NULL, g, f;
+    double *local = NULL;
     un_status s = UN_OK;
     for (f = 0; f < nfaces; f++)
         if (face_group[f] < 0 || face_group[f] >= ngroups) return UN_EINVAL;
@@ -110,22 +173,32 @@ un_status un_geom_outlines(const double *uv, int32_t n, const int32_t *face_star
     order = (int32_t *)malloc(((size_t)nfaces + 1) * sizeof *order);
     fs = (int32_t *)malloc(((size_t)nfaces + 1) * sizeof *fs);
     fi = (int32_t *)malloc(((size_t)face_start[nfaces] + 1) * sizeof *fi);
-    if (!count || !order || !fs || !fi) { s = UN_ENOMEM; goto done; }
+    local = (double *)malloc(((size_t)face_start[nfaces] + 1) * 2 * sizeof *local);
+    if (!count || !order || !fs || !fi || !local) { s = UN_ENOMEM; goto done; }
     for (f = 0; f < nfaces; f++) count[face_group[f] + 1]++;
     for (g = 0; g < ngroups; g++) count[g + 1] += count[g];
     for (f = 0; f < nfaces; f++) order[count[face_group[f]]++] = f;
-    /* count[g] is now the end of group g */
+    /* count[g] is now the end of group g.  Each group gets its own corner
+     * points (local index = corner number), so a group costs its own size,
+     * not the mesh's. */
     for (g = 0; g < ngroups && s == UN_OK; g++) {
         int32_t a = g ? count[g - 1] : 0, b = count[g], k, m = 0;
         fs[0] = 0;
         for (k = a; k < b; k++) {
             int32_t face = order[k], j;
-            for (j = face_start[face]; j < face_start[face + 1]; j++) fi[m++] = face_idx[j];
+            for (j = face_start[face]; j < face_start[face + 1]; j++) {
+                int32_t v = face_idx[j];
+                if (v < 0 || v >= n) { s = UN_EINVAL; break; }
+                local[2 * m] = uv[2 * v];
+                local[2 * m + 1] = uv[2 * v + 1];
+                fi[m] = m;
+                m++;
+            }
             fs[k - a + 1] = m;
         }
-        s = un_geom_outline(uv, n, fs, b - a, fi, out + g);
+        if (s == UN_OK) s = un_geom_outline(local, m, fs, b - a, fi, out + g);
     }
 done:
-    free(count); free(order); free(fs); free(fi);
+    free(count); free(order); free(fs); free(fi); free(local);
     return s;
 }

@@ -1,0 +1,455 @@
+"""The live packing session behind the Blender operator, without Blender (``uvnest.live``).
+
+Synthetic meshes stand in for Blender's loops: islands are grids of quads
+with their own mesh vertices, one UV per loop, as Blender stores them.
+Layouts are checked with shapely, independently of the engine: islands
+(Blender's rule: faces joined across mesh edges whose UVs match) at least
+the margin apart and inside the target.
+"""
+from __future__ import annotations
+
+import time
+from typing import List, Optional, Sequence, Tuple
+
+import numpy as np
+import pytest
+import shapely
+
+from uvnest.live import (Layout, Limits, LiveSession, MeshLoops, PackError, PackSettings, closest_udim_tile,
+                         udim_tile_at, udim_tile_rect)
+
+TOL = 1e-6
+
+
+# ------------------------------------------------------------------ meshes
+
+
+class MeshBuilder:
+    """Builds a :class:`MeshLoops` island by island."""
+
+    def __init__(self, name: str = "mesh") -> None:
+        self.name = name
+        self.uvs: List[Tuple[float, float]] = []
+        self.verts: List[int] = []
+        self.sizes: List[int] = []
+        self.n_verts = 0
+
+    def face(self, corners: Sequence[Tuple[int, Tuple[float, float]]]) -> int:
+        """Add a face from ``(mesh vertex, uv)`` corners; return its index."""
+        for vert, uv in corners:
+            self.verts.append(vert)
+            self.uvs.append(uv)
+        self.sizes.append(len(corners))
+        return len(self.sizes) - 1
+
+    def grid(self, x: float, y: float, w: float, h: float, nx: int = 2, ny: int = 2) -> List[int]:
+        """An island: ``nx`` by ``ny`` quads over the rectangle, on new mesh vertices; returns its faces."""
+        vid = np.arange((nx + 1) * (ny + 1)).reshape(ny + 1, nx + 1) + self.n_verts
+        self.n_verts += (nx + 1) * (ny + 1)
+        faces = []
+        for j in range(ny):
+            for i in range(nx):
+                corners = [(a, b) for a, b in ((i, j), (i + 1, j), (i + 1, j + 1), (i, j + 1))]
+                faces.append(self.face([(int(vid[b, a]), (x + w * a / nx, y + h * b / ny)) for a, b in corners]))
+        return faces
+
+    def build(self, selected: Optional[np.ndarray] = None, hidden: Optional[np.ndarray] = None,
+              pinned: Optional[np.ndarray] = None) -> MeshLoops:
+        n = len(self.sizes)
+        total = np.array(self.sizes, dtype=np.int64)
+        start = np.concatenate(([0], np.cumsum(total)[:-1])).astype(np.int64)
+        return MeshLoops(uvs=np.array(self.uvs, dtype=np.float32), loop_start=start, loop_total=total,
+                         loop_vert=np.array(self.verts, dtype=np.int64),
+                         selected=np.ones(n, bool) if selected is None else selected,
+                         hidden=np.zeros(n, bool) if hidden is None else hidden,
+                         pinned=np.zeros(n, bool) if pinned is None else pinned, name=self.name)
+
+
+def random_mesh(n_islands: int = 12, seed: int = 1, offset: Tuple[float, float] = (0.0, 0.0)) -> MeshBuilder:
+    """Islands of 2x2 or 1x3 quads with random sizes scattered over a tile, none overlapping."""
+    rng = np.random.default_rng(seed)
+    b = MeshBuilder()
+    boxes: List[Tuple[float, float, float, float]] = []
+    while len(boxes) < n_islands:
+        w, h = 0.03 + 0.12 * rng.random(2)
+        x, y = rng.random(2) * (1 - np.array([w, h]))
+        if any(x < bx + bw and bx < x + w and y < by + bh and by < y + h for bx, by, bw, bh in boxes):
+            continue
+        boxes.append((x, y, w, h))
+        b.grid(float(x + offset[0]), float(y + offset[1]), float(w), float(h),
+               *((2, 2) if len(boxes) % 2 else (1, 3)))
+    return b
+
+
+def full(session: LiveSession, meshes: Sequence[MeshLoops], layout: Layout) -> List[np.ndarray]:
+    return session.full_uvs([m.uvs for m in meshes], layout)
+
+
+def bits(a: np.ndarray) -> np.ndarray:
+    """The float32 array as raw bits, for bit-for-bit comparisons."""
+    return np.ascontiguousarray(a, dtype=np.float32).view(np.uint32)
+
+
+def islands_of(m: MeshLoops, uvs: np.ndarray, faces: np.ndarray) -> List[shapely.Geometry]:
+    """Polygons of the islands of ``faces`` (Blender's rule), from the loop UVs ``uvs``."""
+    parent = {int(f): int(f) for f in faces}
+
+    def find(f: int) -> int:
+        while parent[f] != f:
+            parent[f] = parent[parent[f]]
+            f = parent[f]
+        return f
+
+    edges = {}
+    for f in faces:
+        s, t = int(m.loop_start[f]), int(m.loop_total[f])
+        for k in range(t):
+            a, b = s + k, s + (k + 1) % t
+            va, vb = int(m.loop_vert[a]), int(m.loop_vert[b])
+            key = (min(va, vb), max(va, vb)) + tuple(uvs[a if va < vb else b]) + tuple(uvs[b if va < vb else a])
+            if key in edges:
+                parent[find(edges[key])] = find(int(f))
+            else:
+                edges[key] = int(f)
+    groups = {}
+    for f in faces:
+        groups.setdefault(find(int(f)), []).append(int(f))
+    polys = []
+    for members in groups.values():
+        rings = [shapely.Polygon(uvs[m.loop_start[f]:m.loop_start[f] + m.loop_total[f]]) for f in members]
+        polys.append(shapely.union_all(rings))
+    return polys
+
+
+def check_layout(m: MeshLoops, uvs: np.ndarray, faces: np.ndarray, margin: float,
+                 target: Tuple[float, float, float, float]) -> float:
+    """Assert the islands of ``faces`` are ``margin`` apart and inside ``target``; return their coverage."""
+    polys = islands_of(m, uvs.astype(np.float64), faces)
+    for i in range(len(polys)):
+        for j in range(i + 1, len(polys)):
+            d = polys[i].distance(polys[j])
+            assert d >= margin - TOL, f"islands {i} and {j} are {d} apart, margin {margin}"
+    x0, y0, x1, y1 = target
+    used = uvs[np.concatenate([np.arange(m.loop_start[f], m.loop_start[f] + m.loop_total[f]) for f in faces])]
+    lo, hi = used.min(axis=0), used.max(axis=0)
+    assert lo[0] >= x0 - TOL and lo[1] >= y0 - TOL and hi[0] <= x1 + TOL and hi[1] <= y1 + TOL
+    return float(sum(p.area for p in polys) / ((x1 - x0) * (y1 - y0)))
+
+
+def wait_done(session: LiveSession, timeout: float = 30.0) -> List[Layout]:
+    """Poll like the modal operator until the session ends by itself; return the layouts polled."""
+    seen = []
+    deadline = time.perf_counter() + timeout
+    while not session.done:
+        assert time.perf_counter() < deadline, "the session did not end by itself"
+        layout = session.poll()
+        if layout is not None:
+            seen.append(layout)
+        time.sleep(0.01)
+    layout = session.poll()
+    if layout is not None:
+        seen.append(layout)
+    return seen
+
+
+# ------------------------------------------------------------------ live
+
+
+def test_improvements_are_applied_in_order_and_keep_leaves_the_best() -> None:
+    m = random_mesh(14).build()
+    s = LiveSession([m], PackSettings(margin=0.01), Limits(time_limit=3.0))
+    s.start()
+    work = m.uvs.copy()
+    seen: List[Layout] = []
+    deadline = time.perf_counter() + 20
+    while len(seen) < 3 and not s.done and time.perf_counter() < deadline:
+        layout = s.poll()
+        if layout is not None:  # what the modal operator does on a timer event
+            work[s.moving_loops[0]] = layout.loop_uvs[0]
+            seen.append(layout)
+        time.sleep(0.01)
+    kept = s.keep()
+    assert len(seen) >= 3, "expected the first layout and at least two better ones"
+    assert [x.number for x in seen] == sorted({x.number for x in seen})
+    assert seen[0].number == 0
+    assert all(b.coverage > a.coverage for a, b in zip(seen, seen[1:]))
+    assert kept is not None and kept.number >= seen[-1].number and kept.coverage >= seen[-1].coverage
+    assert kept is s.best
+    assert s.progress.state == "kept"
+    result = full(s, [m], kept)[0]
+    coverage = check_layout(m, result, np.arange(len(m.loop_start)), 0.01, s.target)
+    assert coverage == pytest.approx(kept.coverage, rel=1e-3)
+
+
+def test_cancel_restores_the_original_uvs_bit_for_bit() -> None:
+    rng = np.random.default_rng(5)
+    b = random_mesh(10, seed=3)
+    m = b.build()
+    m.uvs += rng.normal(scale=1e-7, size=m.uvs.shape).astype(np.float32)  # bits that rounding would lose
+    original = m.uvs.copy()
+    s = LiveSession([m], PackSettings(margin=0.005), Limits())
+    s.start()
+    work = m.uvs.copy()
+    applied = 0
+    deadline = time.perf_counter() + 20
+    while applied < 2 and time.perf_counter() < deadline:
+        layout = s.poll()
+        if layout is not None:
+            work[s.moving_loops[0]] = layout.loop_uvs[0]
+            applied += 1
+        time.sleep(0.01)
+    assert applied == 2
+    assert not np.array_equal(bits(work), bits(original))
+    restored = s.cancel()
+    work[s.moving_loops[0]] = restored[0]
+    assert np.array_equal(bits(work), bits(original))
+    assert s.progress.state == "cancelled"
+    assert np.array_equal(bits(m.uvs), bits(original)), "the session must not modify its input"
+
+
+def test_run_is_deterministic_with_an_iteration_limit() -> None:
+    m = random_mesh(8).build()
+    a = LiveSession([m], PackSettings(margin=0.01, seed=3), Limits(iterations=150)).run()
+    b = LiveSession([m], PackSettings(margin=0.01, seed=3), Limits(iterations=150)).run()
+    assert np.array_equal(bits(a.loop_uvs[0]), bits(b.loop_uvs[0]))
+
+
+def test_time_limit_ends_the_search() -> None:
+    m = random_mesh(10).build()
+    s = LiveSession([m], PackSettings(margin=0.01), Limits(time_limit=0.5))
+    t0 = time.perf_counter()
+    s.start()
+    wait_done(s)
+    assert time.perf_counter() - t0 < 2.0
+    assert s.progress.reason == "time limit" and s.progress.state == "finished"
+    assert s.status_text().startswith("uvnest: coverage") and "iterations" in s.status_text()
+    assert s.keep() is not None
+
+
+def test_iteration_limit_ends_the_search() -> None:
+    m = random_mesh(10).build()
+    s = LiveSession([m], PackSettings(margin=0.01), Limits(iterations=40))
+    s.start()
+    wait_done(s)
+    p = s.progress
+    assert p.reason == "iteration limit" and p.iterations >= 40
+
+
+def test_no_improvement_ends_the_search() -> None:
+    b = MeshBuilder()
+    b.grid(0.1, 0.1, 0.3, 0.2)
+    b.grid(0.5, 0.5, 0.2, 0.2)
+    m = b.build()
+    s = LiveSession([m], PackSettings(margin=0.01), Limits(time_limit=60.0, stall=0.3))
+    t0 = time.perf_counter()
+    s.start()
+    layouts = wait_done(s, timeout=60)
+    assert s.progress.reason == "no improvement for 0.3 s"
+    assert time.perf_counter() - t0 < 60
+    assert layouts and s.best is not None
+    assert s.progress.elapsed - s.best.elapsed >= 0.3 - 0.05
+
+
+def test_a_final_first_layout_ends_the_search() -> None:
+    """Bounding boxes are packed once and for all: no limit is needed to end."""
+    m = random_mesh(8).build()
+    s = LiveSession([m], PackSettings(margin=0.01, shape="box"), Limits())
+    s.start()
+    layouts = wait_done(s, timeout=30)
+    assert s.progress.reason == "final layout" and [x.number for x in layouts] == [0]
+    check_layout(m, full(s, [m], layouts[0])[0], np.arange(len(m.loop_start)), 0.01, s.target)
+
+
+def test_run_needs_a_limit() -> None:
+    with pytest.raises(ValueError, match="limit"):
+        LiveSession([random_mesh(3).build()], PackSettings(), Limits()).run()
+
+
+# ------------------------------------------------------------ what moves
+
+
+def test_unselected_and_hidden_faces_stay_untouched() -> None:
+    b = random_mesh(10, seed=7)
+    m0 = b.build()
+    n = len(m0.loop_start)
+    selected = np.ones(n, bool)
+    selected[:8] = False  # two islands unselected
+    hidden = np.zeros(n, bool)
+    hidden[8:12] = True  # one island hidden (and selected: hidden wins)
+    m = b.build(selected=selected, hidden=hidden)
+    s = LiveSession([m], PackSettings(margin=0.01), Limits(iterations=200))
+    layout = s.run()
+    out = full(s, [m], layout)[0]
+    still = np.concatenate([np.arange(m.loop_start[f], m.loop_start[f] + m.loop_total[f]) for f in range(12)])
+    assert np.array_equal(bits(out[still]), bits(m.uvs[still]))
+    assert not np.isin(still, s.moving_loops[0]).any()
+    assert s.n_faces == n - 12
+    check_layout(m, out, np.arange(12, n), 0.01, s.target)
+
+
+def test_pinned_islands_stay_put_and_are_obstacles() -> None:
+    b = MeshBuilder()
+    pinned_faces = b.grid(0.3, 0.3, 0.4, 0.4, 2, 2)  # a big island in the middle
+    for k in range(8):
+        b.grid(0.05 * k, 0.02, 0.04, 0.1, 1, 2)
+    m0 = b.build()
+    pinned = np.zeros(len(m0.loop_start), bool)
+    pinned[pinned_faces[0]] = True  # one pinned UV is enough to lock its island
+    m = b.build(pinned=pinned)
+    s = LiveSession([m], PackSettings(margin=0.01, lock_pinned=True), Limits(iterations=300))
+    out = full(s, [m], s.run())[0]
+    loops = np.arange(0, 16)
+    assert np.array_equal(bits(out[loops]), bits(m.uvs[loops]))
+    check_layout(m, out, np.arange(len(m.loop_start)), 0.01, s.target)
+    # without lock_pinned the pinned island moves like the others
+    s2 = LiveSession([m], PackSettings(margin=0.01, lock_pinned=False), Limits(iterations=50))
+    out2 = full(s2, [m], s2.run())[0]
+    assert not np.array_equal(bits(out2[loops]), bits(m.uvs[loops]))
+
+
+def test_islands_follow_blenders_rule() -> None:
+    """Faces sharing a mesh edge with matching UVs are one island; a seam
+    (same edge, different UVs) or a shared corner only separates them."""
+    b = MeshBuilder()
+    # 0-1: one island (shared edge 1-2 with the same UVs)
+    b.face([(0, (0.0, 0.0)), (1, (0.1, 0.0)), (2, (0.1, 0.1)), (3, (0.0, 0.1))])
+    b.face([(1, (0.1, 0.0)), (4, (0.2, 0.0)), (5, (0.2, 0.1)), (2, (0.1, 0.1))])
+    # 2: shares edge 4-5 with face 1 but across a seam (other UVs)
+    b.face([(4, (0.5, 0.5)), (6, (0.6, 0.5)), (7, (0.6, 0.6)), (5, (0.5, 0.6))])
+    # 3: touches face 0 at one corner only (vertex 3, same UV)
+    b.face([(3, (0.0, 0.1)), (8, (-0.1, 0.1)), (9, (-0.1, 0.2))])
+    m = b.build()
+    layout = LiveSession([m], PackSettings(margin=0.01, merge_overlapping=False), Limits(iterations=20)).run()
+    assert layout.islands == 3  # faces 0-1 | face 2 | face 3
+
+
+def test_several_meshes_do_not_join() -> None:
+    """Two meshes with the same vertex numbers and UVs: their islands stay separate."""
+    a = random_mesh(4, seed=2).build()
+    b = random_mesh(4, seed=2).build()
+    b.name = "other"
+    s = LiveSession([a, b], PackSettings(margin=0.01, merge_overlapping=False), Limits(iterations=100))
+    layout = s.run()
+    assert layout.islands == 8
+    assert len(layout.loop_uvs) == 2
+    uvs = np.concatenate(full(s, [a, b], layout))
+    merged = MeshLoops(uvs=uvs, loop_start=np.concatenate([a.loop_start, b.loop_start + len(a.uvs)]),
+                       loop_total=np.concatenate([a.loop_total, b.loop_total]),
+                       loop_vert=np.concatenate([a.loop_vert, b.loop_vert + 1000]),
+                       selected=np.ones(2 * len(a.loop_start), bool), hidden=np.zeros(2 * len(a.loop_start), bool),
+                       pinned=np.zeros(2 * len(a.loop_start), bool))
+    check_layout(merged, uvs, np.arange(len(merged.loop_start)), 0.01, s.target)
+
+
+def test_a_mesh_without_uvs_is_skipped() -> None:
+    m = random_mesh(4).build()
+    empty = MeshLoops(None, m.loop_start, m.loop_total, m.loop_vert, m.selected, m.hidden, m.pinned, "no uvs")
+    s = LiveSession([empty, m], PackSettings(margin=0.01), Limits(iterations=20))
+    layout = s.run()
+    assert s.moving_loops[0].size == 0 and layout.loop_uvs[0].shape == (0, 2)
+    assert layout.loop_uvs[1].shape == m.uvs.shape
+
+
+# --------------------------------------------------------------- targets
+
+
+def test_udim_tiles() -> None:
+    assert udim_tile_rect(1001) == (0, 0, 1, 1)
+    assert udim_tile_rect(1002) == (1, 0, 2, 1)
+    assert udim_tile_rect(1011) == (0, 1, 1, 2)
+    with pytest.raises(ValueError):
+        udim_tile_rect(1000)
+    assert udim_tile_at(1.5, 0.5) == 1002
+    assert udim_tile_at(-3.0, 0.5) == 1001
+    assert udim_tile_at(12.0, 2.5) == 1030
+    assert udim_tile_at(1.5, 1.5, grid=(1, 1)) == 1001
+    assert closest_udim_tile((2.5, 0.5), tiles=(1001, 1002)) == 1002
+    assert closest_udim_tile((0.5, 5.0), tiles=(1012, 1001)) == 1012
+
+
+@pytest.mark.parametrize("target, expected", [
+    ("CLOSEST_UDIM", (1.0, 0.0, 2.0, 1.0)),
+    ("ACTIVE_UDIM", (0.0, 1.0, 1.0, 2.0)),
+])
+def test_tile_targets(target: str, expected: Tuple[float, float, float, float]) -> None:
+    m = random_mesh(6, offset=(1.0, 0.0)).build()  # islands in tile 1002
+    s = LiveSession([m], PackSettings(margin=0.01, target=target, active_tile=1011), Limits(iterations=50))
+    assert s.target == expected
+    out = full(s, [m], s.run())[0]
+    check_layout(m, out, np.arange(len(m.loop_start)), 0.01, expected)
+
+
+def test_original_bounding_box_target() -> None:
+    b = MeshBuilder()
+    for k in range(6):
+        b.grid(0.2 + 0.1 * k, 0.3 + 0.02 * k, 0.05, 0.08, 1, 1)
+    m = b.build()
+    s = LiveSession([m], PackSettings(margin=0.01, target="ORIGINAL_AABB"), Limits(iterations=50))
+    lo, hi = m.uvs.min(axis=0), m.uvs.max(axis=0)
+    assert s.target == pytest.approx((lo[0], lo[1], hi[0], hi[1]))
+    side = min(hi - lo)
+    assert s.margin == pytest.approx(0.01 * side)
+    out = full(s, [m], s.run())[0]
+    check_layout(m, out, np.arange(len(m.loop_start)), s.margin, s.target)
+
+
+def test_pixel_margin() -> None:
+    m = random_mesh(8).build()
+    s = LiveSession([m], PackSettings(margin_px=4.0, texture_size=256), Limits(iterations=100))
+    assert s.margin == pytest.approx(4 / 256)
+    out = full(s, [m], s.run())[0]
+    check_layout(m, out, np.arange(len(m.loop_start)), 4 / 256, s.target)
+
+
+# ----------------------------------------------------------------- errors
+
+
+def test_no_selection_is_an_error() -> None:
+    b = random_mesh(3)
+    n = len(b.sizes)
+    with pytest.raises(PackError, match="No faces selected"):
+        LiveSession([b.build(selected=np.zeros(n, bool))])
+    with pytest.raises(PackError, match="No faces selected"):  # selected but hidden
+        LiveSession([b.build(hidden=np.ones(n, bool))])
+
+
+def test_no_uvs_is_an_error() -> None:
+    m = random_mesh(3).build()
+    with pytest.raises(PackError, match="No UV map"):
+        LiveSession([MeshLoops(None, m.loop_start, m.loop_total, m.loop_vert, m.selected, m.hidden, m.pinned)])
+    with pytest.raises(PackError, match="No UV map"):
+        LiveSession([])
+
+
+def test_non_finite_uvs_are_an_error() -> None:
+    m = random_mesh(3).build()
+    m.uvs[5, 0] = np.nan
+    with pytest.raises(PackError, match="not a number"):
+        LiveSession([m])
+
+
+def test_margin_larger_than_the_target_is_an_error() -> None:
+    with pytest.raises(PackError, match="leaves no room"):
+        LiveSession([random_mesh(3).build()], PackSettings(margin=1.0))
+
+
+def test_margin_that_leaves_no_room_is_reported() -> None:
+    m = random_mesh(12).build()
+    with pytest.raises(PackError, match="cannot fit"):
+        LiveSession([m], PackSettings(margin=0.6), Limits(iterations=10)).run()
+    s = LiveSession([m], PackSettings(margin=0.6), Limits(iterations=10))
+    s.start()
+    wait_done(s)
+    assert s.error is not None and "cannot fit" in str(s.error)
+    assert s.progress.state == "failed" and s.best is None
+    assert s.keep() is None
+    assert np.array_equal(bits(s.cancel()[0]), bits(m.uvs))
+
+
+def test_keep_before_the_first_layout_gives_nothing() -> None:
+    m = random_mesh(30).build()
+    s = LiveSession([m], PackSettings(margin=0.01), Limits())
+    s.start()
+    kept = s.keep()  # at once: usually before the first layout; never a crash either way
+    assert kept is None or kept.number >= 0
+    assert s.progress.state in ("kept", "failed")
