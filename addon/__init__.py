@@ -30,6 +30,7 @@ _LAZY = {
     "PackResult": "packing",
     "IslandTransform": "packing",
     "pack_pow2_squares": "packing",
+    "apply_transforms": "packing",
 }
 
 __all__ = ["__version__", "register", "unregister", *_LAZY]

@@ -28,7 +28,7 @@ from ._faces import FacesLike
 from .islands import Island, find_islands, island_faces_of
 from .tiles import pack_pow2_squares
 
-__all__ = ["IslandTransform", "PackResult", "Packer", "pack", "pack_pow2_squares"]
+__all__ = ["IslandTransform", "PackResult", "Packer", "pack", "pack_pow2_squares", "apply_transforms"]
 
 ROTATIONS = ("none", "90", "any")
 SHAPES = ("concave", "convex", "box")
@@ -49,6 +49,9 @@ class IslandTransform:
     flipped: bool
     translation: Tuple[float, float]
     scale: float
+
+
+IDENTITY = IslandTransform(0.0, False, (0.0, 0.0), 1.0)
 
 
 @dataclass
@@ -241,6 +244,20 @@ def _apply(t: IslandTransform, p: np.ndarray) -> np.ndarray:
                             t.scale * (s * p[:, 0] + c * p[:, 1]) + t.translation[1]])
 
 
+def apply_transforms(uvs, islands: Sequence[Island], transforms: Sequence[IslandTransform]) -> np.ndarray:
+    """A new UV array with each island's UVs moved by its transform (the
+    island's ``uv_indices``); UVs of no island are copied unchanged.  Use it
+    to re-apply a packing to another copy of the same UVs."""
+    if len(islands) != len(transforms):
+        raise ValueError(f"{len(islands)} islands but {len(transforms)} transforms")
+    src = np.asarray(uvs, dtype=np.float64)
+    out = src.copy()
+    for isl, t in zip(islands, transforms):
+        if t != IDENTITY:
+            out[isl.uv_indices] = _apply(t, src[isl.uv_indices])
+    return out
+
+
 def _island_groups(groups, moving: List[Island], n_faces: int) -> Tuple[list, np.ndarray]:
     """Affinity group keys and per moving island its group (the key most of
     its faces have), -1 without groups."""
@@ -350,7 +367,7 @@ class Packer:
         self._pow2 = self._pow2_layout(moving)
         #: True when the first layout is final (power-of-two squares, boxes):
         #: searching further cannot improve it
-        self.final = self._pow2 is not None or (o.shape == "box" and not o.fixed)
+        self.final = self._pow2 is not None or (o.shape == "box" and not o.fixed and not self._fixed_shapes)
         if self._pow2 is None:
             self._core = self._engine(o.shape == "box" and not o.fixed)
             self._start()
@@ -491,16 +508,13 @@ class Packer:
         if o.fixed:
             trans = trans + origins
         n = len(self.islands)
-        transforms: List[IslandTransform] = [IslandTransform(0.0, False, (0.0, 0.0), 1.0)] * n
-        uvs = self._uvs.copy()
+        transforms: List[IslandTransform] = [IDENTITY] * n
         island_tiles = np.full(n, 1001 if not o.fixed else o.tiles[0], dtype=np.int64)
         for j, i in enumerate(self._moving):
-            t = IslandTransform(float(angle[j]), bool(flip[j]), (float(trans[j, 0]), float(trans[j, 1])),
-                                float(scale[j]))
-            transforms[i] = t
+            transforms[i] = IslandTransform(float(angle[j]), bool(flip[j]), (float(trans[j, 0]), float(trans[j, 1])),
+                                            float(scale[j]))
             island_tiles[i] = tile_numbers[j]
-            idx = self.islands[i].uv_indices
-            uvs[idx] = _apply(t, self._uvs[idx])
+        uvs = apply_transforms(self._uvs, self.islands, transforms)
         return self._packed(uvs, transforms, island_tiles, scale, bins)
 
     def _packed(self, uvs, transforms, island_tiles, scale, bins) -> PackResult:

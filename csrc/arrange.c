@@ -112,7 +112,6 @@ struct un_arr {
     int32_t  nout;
 };
 
-#define TRY(x) do { un_status s_ = (x); if (s_ != UN_OK) return s_; } while (0)
 
 /* Below this many pieces, candidate pairs come from a plain double loop. */
 #define SMALL_INPUT 64
@@ -179,7 +178,7 @@ static int cmp_lev(int32_t a, int32_t b, const void *ctx)
 static un_status merge_collinear(un_arr *w, const un_seg *segs, int32_t n)
 {
     int32_t i, k, m = 0;
-    TRY(UN_RESERVE(w->cs, w->cap_cs, n));
+    UN_TRY(UN_RESERVE(w->cs, w->cap_cs, n));
     for (i = 0; i < n; i++) {
         const un_seg *g = segs + i;
         cseg *c = w->cs + m;
@@ -201,8 +200,8 @@ static un_status merge_collinear(un_arr *w, const un_seg *segs, int32_t n)
         c->tag = g->ws ? g->tag : -1;
         m++;
     }
-    TRY(UN_RESERVE(w->ord, w->cap_ord, m));
-    TRY(UN_RESERVE(w->tmp, w->cap_tmp, 2 * (int64_t)m + 2));
+    UN_TRY(UN_RESERVE(w->ord, w->cap_ord, m));
+    UN_TRY(UN_RESERVE(w->tmp, w->cap_tmp, 2 * (int64_t)m + 2));
     for (i = 0; i < m; i++) w->ord[i] = i;
     un_sort_idx(w->ord, m, cmp_line, w->cs, w->tmp);
 
@@ -216,14 +215,14 @@ static un_status merge_collinear(un_arr *w, const un_seg *segs, int32_t n)
         }
         if (k - i == 1) { /* alone on its line: the common case */
             mseg *o;
-            TRY(UN_RESERVE(w->ms, w->cap_ms, (int64_t)w->nms + 1));
+            UN_TRY(UN_RESERVE(w->ms, w->cap_ms, (int64_t)w->nms + 1));
             o = w->ms + w->nms++;
             o->lo = g0->lo; o->hi = g0->hi;
             o->fs = g0->fs; o->bs = g0->bs; o->fc = g0->fc; o->bc = g0->bc;
             o->tag = g0->tag;
             continue;
         }
-        TRY(UN_RESERVE(w->lv, w->cap_lv, 2 * (int64_t)(k - i)));
+        UN_TRY(UN_RESERVE(w->lv, w->cap_lv, 2 * (int64_t)(k - i)));
         for (j = i; j < k; j++) {
             const cseg *g = w->cs + w->ord[j];
             lev *a = w->lv + nl++, *b = w->lv + nl++;
@@ -234,7 +233,7 @@ static un_status merge_collinear(un_arr *w, const un_seg *segs, int32_t n)
             b->fs = -g->fs; b->bs = -g->bs; b->fc = -g->fc; b->bc = -g->bc;
             a->tag = b->tag = g->tag;
         }
-        TRY(UN_RESERVE(w->ord, w->cap_ord, m + (int64_t)nl));
+        UN_TRY(UN_RESERVE(w->ord, w->cap_ord, m + (int64_t)nl));
         {
             int32_t *lo = w->ord + m; /* scratch after the segment order */
             for (j = 0; j < nl; j++) lo[j] = j;
@@ -255,7 +254,7 @@ static un_status merge_collinear(un_arr *w, const un_seg *segs, int32_t n)
                     if (j + 1 < nl && w->lv[lo[j + 1]].s != e->s &&
                         (cur[0] || cur[1] || cur[2] || cur[3])) {
                         mseg *o;
-                        TRY(UN_RESERVE(w->ms, w->cap_ms, (int64_t)w->nms + 1));
+                        UN_TRY(UN_RESERVE(w->ms, w->cap_ms, (int64_t)w->nms + 1));
                         o = w->ms + w->nms++;
                         o->lo = e->p;
                         o->hi = w->lv[lo[j + 1]].p;
@@ -334,7 +333,7 @@ static un_status build_grid(un_arr *w)
     w->gx = (int32_t)((x1 - w->x0) / w->cx + 1);
     w->gy = (int32_t)((y1 - w->y0) / w->cy + 1);
     ncell = (int64_t)w->gx * w->gy;
-    TRY(UN_RESERVE(w->cellcnt, w->cap_cellcnt, ncell + 1));
+    UN_TRY(UN_RESERVE(w->cellcnt, w->cap_cellcnt, ncell + 1));
     memset(w->cellcnt, 0, (size_t)(ncell + 1) * sizeof *w->cellcnt);
     /* pass 1: count (cell, seg) incidences */
     for (i = 0; i < n; i++) {
@@ -348,8 +347,8 @@ static un_status build_grid(un_arr *w)
         }
     }
     for (i = 0; i < ncell; i++) w->cellcnt[i + 1] += w->cellcnt[i];
-    TRY(UN_RESERVE(w->cellit, w->cap_cellit, npairs));
-    TRY(UN_RESERVE(w->pairc, w->cap_pairc, ncell + 1));
+    UN_TRY(UN_RESERVE(w->cellit, w->cap_cellit, npairs));
+    UN_TRY(UN_RESERVE(w->pairc, w->cap_pairc, ncell + 1));
     memcpy(w->pairc, w->cellcnt, (size_t)(ncell + 1) * sizeof *w->pairc);
     for (i = 0; i < n; i++) {
         int32_t r, r0, r1, c0, c1, c;
@@ -378,7 +377,7 @@ static un_status find_candidates(un_arr *w, int32_t *ncand)
         for (i = 0; i < w->nms; i++)
             for (j = i + 1; j < w->nms; j++) {
                 if (!bbox_overlap(w->ms + i, w->ms + j)) continue;
-                TRY(UN_RESERVE(w->cand, w->cap_cand, (int64_t)nc + 1));
+                UN_TRY(UN_RESERVE(w->cand, w->cap_cand, (int64_t)nc + 1));
                 w->cand[nc++] = ((int64_t)i << 32) | j;
             }
         *ncand = nc;
@@ -390,7 +389,7 @@ static un_status find_candidates(un_arr *w, int32_t *ncand)
             for (j = i + 1; j < b; j++) {
                 int32_t p = w->cellit[i], q = w->cellit[j];
                 if (!bbox_overlap(w->ms + p, w->ms + q)) continue;
-                TRY(UN_RESERVE(w->cand, w->cap_cand, (int64_t)nc + 1));
+                UN_TRY(UN_RESERVE(w->cand, w->cap_cand, (int64_t)nc + 1));
                 w->cand[nc++] = p < q ? ((int64_t)p << 32) | q : ((int64_t)q << 32) | p;
             }
         }
@@ -458,7 +457,7 @@ static un_status build_vertices(un_arr *w, int32_t ncand)
 {
     int32_t i, k, n = w->nms, nev = 0, nodes;
     /* events: count per piece first */
-    TRY(UN_RESERVE(w->inst, w->cap_inst, (int64_t)n + 1));
+    UN_TRY(UN_RESERVE(w->inst, w->cap_inst, (int64_t)n + 1));
     for (i = 0; i <= n; i++) w->inst[i] = 0;
     for (k = 0; k < ncand; k++) {
         int32_t p = (int32_t)(w->cand[k] >> 32), q = (int32_t)(w->cand[k] & 0xffffffff);
@@ -470,10 +469,10 @@ static un_status build_vertices(un_arr *w, int32_t ncand)
     }
     for (i = 0; i < n; i++) w->inst[i + 1] += w->inst[i] + 2;  /* + both endpoints */
     nodes = 2 * n + 2 * nev;
-    TRY(UN_RESERVE(w->in, w->cap_in, (int64_t)w->inst[n]));
-    TRY(UN_RESERVE(w->uf, w->cap_uf, nodes));
-    TRY(UN_RESERVE(w->tmp, w->cap_tmp, (int64_t)w->inst[n] + 2));
-    TRY(UN_RESERVE(w->ord, w->cap_ord, (int64_t)w->inst[n] + 2));
+    UN_TRY(UN_RESERVE(w->in, w->cap_in, (int64_t)w->inst[n]));
+    UN_TRY(UN_RESERVE(w->uf, w->cap_uf, nodes));
+    UN_TRY(UN_RESERVE(w->tmp, w->cap_tmp, (int64_t)w->inst[n] + 2));
+    UN_TRY(UN_RESERVE(w->ord, w->cap_ord, (int64_t)w->inst[n] + 2));
     for (i = 0; i < nodes; i++) w->uf[i] = i;
     {
         /* fill: endpoints, then events, using ord[] as per-piece cursors */
@@ -529,7 +528,7 @@ static un_status build_vertices(un_arr *w, int32_t ncand)
         }
     }
     /* number the vertices and give them coordinates */
-    TRY(UN_RESERVE(w->vid, w->cap_vid, nodes));
+    UN_TRY(UN_RESERVE(w->vid, w->cap_vid, nodes));
     for (i = 0; i < nodes; i++) w->vid[i] = -1;
     w->nv = 0;
     for (i = 0; i < nodes; i++) {
@@ -537,11 +536,11 @@ static un_status build_vertices(un_arr *w, int32_t ncand)
         if (w->vid[r] < 0) w->vid[r] = w->nv++;
         w->vid[i] = w->vid[r];
     }
-    TRY(UN_RESERVE(w->vxy, w->cap_vxy, 2 * (int64_t)w->nv));
-    TRY(UN_RESERVE(w->vpt, w->cap_vpt, w->nv));
-    TRY(UN_RESERVE(w->vint, w->cap_vint, w->nv));
-    TRY(UN_RESERVE(w->vinc, w->cap_vinc, w->nv));
-    TRY(UN_RESERVE(w->vseg, w->cap_vseg, w->nv));
+    UN_TRY(UN_RESERVE(w->vxy, w->cap_vxy, 2 * (int64_t)w->nv));
+    UN_TRY(UN_RESERVE(w->vpt, w->cap_vpt, w->nv));
+    UN_TRY(UN_RESERVE(w->vint, w->cap_vint, w->nv));
+    UN_TRY(UN_RESERVE(w->vinc, w->cap_vinc, w->nv));
+    UN_TRY(UN_RESERVE(w->vseg, w->cap_vseg, w->nv));
     memset(w->vint, 0, (size_t)w->nv);
     for (i = 0; i < w->nv; i++) w->vinc[i] = -1;
     for (i = 0; i < n; i++) {
@@ -597,9 +596,9 @@ static un_status build_edges(un_arr *w)
     }
     w->ne = ne;
     nh = 2 * ne;
-    TRY(UN_RESERVE(w->eu, w->cap_eu, nh));
-    TRY(UN_RESERVE(w->eseg, w->cap_eseg, ne));
-    TRY(UN_RESERVE(w->einc, w->cap_einc, ne));
+    UN_TRY(UN_RESERVE(w->eu, w->cap_eu, nh));
+    UN_TRY(UN_RESERVE(w->eseg, w->cap_eseg, ne));
+    UN_TRY(UN_RESERVE(w->einc, w->cap_einc, ne));
     ne = 0;
     for (i = 0; i < n; i++) {
         int32_t a = w->inst[i], b = w->inst[i + 1];
@@ -613,10 +612,10 @@ static un_status build_edges(un_arr *w)
             ne++;
         }
     }
-    TRY(UN_RESERVE(w->vst, w->cap_vst, (int64_t)w->nv + 1));
-    TRY(UN_RESERVE(w->vout, w->cap_vout, nh));
-    TRY(UN_RESERVE(w->hpos, w->cap_hpos, nh));
-    TRY(UN_RESERVE(w->tmp, w->cap_tmp, nh + 2));
+    UN_TRY(UN_RESERVE(w->vst, w->cap_vst, (int64_t)w->nv + 1));
+    UN_TRY(UN_RESERVE(w->vout, w->cap_vout, nh));
+    UN_TRY(UN_RESERVE(w->hpos, w->cap_hpos, nh));
+    UN_TRY(UN_RESERVE(w->tmp, w->cap_tmp, nh + 2));
     for (i = 0; i <= w->nv; i++) w->vst[i] = 0;
     for (i = 0; i < nh; i++) w->vst[w->eu[i] + 1]++;
     for (i = 0; i < w->nv; i++) w->vst[i + 1] += w->vst[i];
@@ -700,12 +699,12 @@ static int32_t wedge_of_left(const un_arr *w, int32_t v)
 static un_status propagate(un_arr *w)
 {
     int32_t nh = 2 * w->ne, v, nq, qh;
-    TRY(UN_RESERVE(w->wsl, w->cap_wsl, nh));
-    TRY(UN_RESERVE(w->wcl, w->cap_wcl, nh));
-    TRY(UN_RESERVE(w->anchor, w->cap_anchor, w->nv));
-    TRY(UN_RESERVE(w->queue, w->cap_queue, w->nv));
-    TRY(UN_RESERVE(w->comp, w->cap_comp, w->nv));
-    TRY(UN_RESERVE(w->stamp, w->cap_stamp, w->nms));
+    UN_TRY(UN_RESERVE(w->wsl, w->cap_wsl, nh));
+    UN_TRY(UN_RESERVE(w->wcl, w->cap_wcl, nh));
+    UN_TRY(UN_RESERVE(w->anchor, w->cap_anchor, w->nv));
+    UN_TRY(UN_RESERVE(w->queue, w->cap_queue, w->nv));
+    UN_TRY(UN_RESERVE(w->comp, w->cap_comp, w->nv));
+    UN_TRY(UN_RESERVE(w->stamp, w->cap_stamp, w->nms));
     memset(w->stamp, 0, (size_t)w->nms * sizeof *w->stamp);
     w->stampv = 0;
     for (v = 0; v < w->nv; v++) { w->anchor[v] = -1; w->comp[v] = -1; }
@@ -781,7 +780,7 @@ static int verify_at(const un_verifier *vf, const mseg *g, int64_t n, int64_t d)
 static un_status select_edges(un_arr *w, un_select sel, const un_verifier *vf)
 {
     int32_t e;
-    TRY(UN_RESERVE(w->sel, w->cap_sel, 2 * (int64_t)w->ne));
+    UN_TRY(UN_RESERVE(w->sel, w->cap_sel, 2 * (int64_t)w->ne));
     for (e = 0; e < w->ne; e++) {
         int32_t h = 2 * e, t = h + 1;
         const mseg *s = w->ms + w->eseg[e];
@@ -840,9 +839,9 @@ static int point_candidate(const un_arr *w, un_select sel, int32_t v)
 static un_status point_loop(un_arr *w, double x, double y, un_pt ip)
 {
     un_loop *L;
-    TRY(UN_RESERVE(w->oxy, w->cap_oxy, 2 * ((int64_t)w->nout + 1)));
-    TRY(UN_RESERVE(w->opt, w->cap_opt, (int64_t)w->nout + 1));
-    TRY(UN_RESERVE(w->loops, w->cap_loops, (int64_t)w->nloops + 1));
+    UN_TRY(UN_RESERVE(w->oxy, w->cap_oxy, 2 * ((int64_t)w->nout + 1)));
+    UN_TRY(UN_RESERVE(w->opt, w->cap_opt, (int64_t)w->nout + 1));
+    UN_TRY(UN_RESERVE(w->loops, w->cap_loops, (int64_t)w->nloops + 1));
     w->oxy[2 * w->nout] = x;
     w->oxy[2 * w->nout + 1] = y;
     w->opt[w->nout] = ip;
@@ -922,13 +921,13 @@ static un_status isolated_points(un_arr *w, un_select sel, const un_verifier *vf
                 if (w->sel[h] || w->sel[h ^ 1] || side_in(sel, w->wsl[h], w->wcl[h])) break;
             }
             if (j < b || (f = vertex_free(w, v)) == 0) continue;
-            if (f == 1) { TRY(add_point_loop(w, v)); continue; }
+            if (f == 1) { UN_TRY(add_point_loop(w, v)); continue; }
         } else if (!point_candidate(w, sel, v)) {
             continue;
         }
         if (!vf) continue;
         c = w->in + w->vinc[v];
-        if (verify_at(vf, w->ms + w->vseg[v], c->n, c->d)) TRY(add_point_loop(w, v));
+        if (verify_at(vf, w->ms + w->vseg[v], c->n, c->d)) UN_TRY(add_point_loop(w, v));
     }
     return UN_OK;
 }
@@ -945,8 +944,8 @@ static un_status trace(un_arr *w)
         if (w->sel[h0] != 1) continue;
         do {
             int32_t v = w->eu[h], u = head(w, h), a, deg, p, k, next = -1;
-            TRY(UN_RESERVE(w->oxy, w->cap_oxy, 2 * ((int64_t)w->nout + 1)));
-            TRY(UN_RESERVE(w->opt, w->cap_opt, (int64_t)w->nout + 1));
+            UN_TRY(UN_RESERVE(w->oxy, w->cap_oxy, 2 * ((int64_t)w->nout + 1)));
+            UN_TRY(UN_RESERVE(w->opt, w->cap_opt, (int64_t)w->nout + 1));
             w->oxy[2 * w->nout] = w->vxy[2 * v];
             w->oxy[2 * w->nout + 1] = w->vxy[2 * v + 1];
             if (w->vint[v]) w->opt[w->nout] = w->vpt[v];
@@ -970,7 +969,7 @@ static un_status trace(un_arr *w)
                 return UN_EINTERNAL;
             h = next;
         } while (h != h0);
-        TRY(UN_RESERVE(w->loops, w->cap_loops, (int64_t)w->nloops + 1));
+        UN_TRY(UN_RESERVE(w->loops, w->cap_loops, (int64_t)w->nloops + 1));
         L = w->loops + w->nloops++;
         L->start = start;
         L->end = w->nout;
@@ -1005,16 +1004,16 @@ un_status un_arr_run(un_arr *w, const un_seg *segs, int32_t nsegs, un_select sel
             g->b.y < -UN_COORD_LIMIT || g->b.y > UN_COORD_LIMIT)
             return UN_ERANGE;
     }
-    TRY(merge_collinear(w, segs, nsegs));
+    UN_TRY(merge_collinear(w, segs, nsegs));
     if (w->nms == 0) return UN_OK;
-    TRY(build_grid(w));
-    TRY(find_candidates(w, &ncand));
-    TRY(build_vertices(w, ncand));
-    TRY(build_edges(w));
-    TRY(propagate(w));
-    TRY(select_edges(w, sel, verify));
-    TRY(trace(w));
-    TRY(isolated_points(w, sel, verify));
+    UN_TRY(build_grid(w));
+    UN_TRY(find_candidates(w, &ncand));
+    UN_TRY(build_vertices(w, ncand));
+    UN_TRY(build_edges(w));
+    UN_TRY(propagate(w));
+    UN_TRY(select_edges(w, sel, verify));
+    UN_TRY(trace(w));
+    UN_TRY(isolated_points(w, sel, verify));
     return UN_OK;
 }
 
@@ -1022,7 +1021,7 @@ un_status un_segs_from_rings(un_seg **segs, int32_t *n, int32_t *cap, const un_r
                              int32_t ws, int32_t wc, int32_t tag, int rev)
 {
     int32_t k, i;
-    TRY(un_reserve((void **)segs, cap, (int64_t)*n + un_rings_npts(r), sizeof **segs));
+    UN_TRY(un_reserve((void **)segs, cap, (int64_t)*n + un_rings_npts(r), sizeof **segs));
     for (k = 0; k < r->nrings; k++) {
         int32_t s = r->start[k], m = r->start[k + 1] - s;
         for (i = 0; i < m; i++) {

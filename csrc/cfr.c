@@ -346,6 +346,21 @@ static int cmp_region(int32_t a, int32_t b, const void *vctx)
     return a < b ? -1 : (a > b);
 }
 
+/* Reverse points [i, j) of a loop, in both its float and grid copies. */
+static void reverse_points(double *xy, un_pt *ip, int32_t i, int32_t j)
+{
+    for (j--; i < j; i++, j--) {
+        double x = xy[2 * i], y = xy[2 * i + 1];
+        un_pt p = ip[i];
+        xy[2 * i] = xy[2 * j];
+        xy[2 * i + 1] = xy[2 * j + 1];
+        xy[2 * j] = x;
+        xy[2 * j + 1] = y;
+        ip[i] = ip[j];
+        ip[j] = p;
+    }
+}
+
 un_status un_regions_build(un_arr *w, un_regions *g)
 {
     int32_t nl = un_arr_nloops(w), k, j, nouter = 0, *parent = NULL, *tmp = NULL;
@@ -357,16 +372,11 @@ un_status un_regions_build(un_arr *w, un_regions *g)
     g->nregions = 0;
     /* rotate every loop to start at its leftmost point */
     for (k = 0; k < nl; k++) {
-        int32_t a = L[k].start, n = L[k].end - a, m = leftmost(xy + 2 * a, n), i;
-        for (i = 0; i < m; i++) { /* rotate left by one, m times: loops are short */
-            double x0 = xy[2 * a], y0 = xy[2 * a + 1];
-            un_pt p0 = ip[a];
-            memmove(xy + 2 * a, xy + 2 * a + 2, (size_t)(n - 1) * 2 * sizeof *xy);
-            memmove(ip + a, ip + a + 1, (size_t)(n - 1) * sizeof *ip);
-            xy[2 * (a + n - 1)] = x0;
-            xy[2 * (a + n - 1) + 1] = y0;
-            ip[a + n - 1] = p0;
-        }
+        int32_t a = L[k].start, n = L[k].end - a, m = leftmost(xy + 2 * a, n);
+        /* rotate left by m as three reversals: linear, in place */
+        reverse_points(xy + 2 * a, ip + a, 0, m);
+        reverse_points(xy + 2 * a, ip + a, m, n);
+        reverse_points(xy + 2 * a, ip + a, 0, n);
     }
     if ((s = UN_RESERVE(g->order, g->cap_order, nl)) != UN_OK) return s;
     if ((s = UN_RESERVE(g->rstart, g->cap_rstart, (int64_t)nl + 1)) != UN_OK) return s;

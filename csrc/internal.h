@@ -74,6 +74,10 @@ static inline int64_t un_llround(double v)
 un_status un_reserve(void **buf, int32_t *cap, int64_t need, size_t elem);
 #define UN_RESERVE(buf, cap, need) un_reserve((void **)&(buf), &(cap), (need), sizeof(*(buf)))
 
+/* Return the status of x from the calling function unless it is UN_OK (for
+ * functions that own nothing to free on failure). */
+#define UN_TRY(x) do { un_status un_try_ = (x); if (un_try_ != UN_OK) return un_try_; } while (0)
+
 /* Stable merge sort of n int32 keys with a comparator taking a context;
  * tmp must hold n elements. */
 typedef int (*un_cmp_fn)(int32_t a, int32_t b, const void *ctx);

@@ -74,9 +74,18 @@ un_status un_island_inflate(un_arr *w, un_island *is, int32_t level, int32_t epo
         s = un_rings_add(&grid, buf, n);
         free(buf);
     }
-    nd = un_disk_polygon(radius, UN_ENGINE_DISK_SIDES, disk);
+    /* at least one grid step: an island far smaller than the largest one
+     * rounds to a point or a segment, and its grown shape must still have
+     * an inside (an empty shape would have an empty no-fit polygon) */
+    nd = un_disk_polygon(radius > 1 ? radius : 1, UN_ENGINE_DISK_SIDES, disk);
     if (s == UN_OK) s = un_rings_add(&dk, disk, nd);
     if (s == UN_OK) s = un_msum_rings(w, &grid, &dk, 0, &is->infl[level]);
+    if (s == UN_OK && is->infl[level].nrings == 0) {
+        /* everything rounded to one point: the disk around it */
+        un_pt at = grid.nrings ? grid.pts[0] : (un_pt){0, 0};
+        for (i = 0; i < nd; i++) { disk[i].x += at.x; disk[i].y += at.y; }
+        s = un_rings_add(&is->infl[level], disk, nd);
+    }
     if (s == UN_OK) is->infl_epoch[level] = epoch;
     un_rings_free(&grid);
     un_rings_free(&dk);

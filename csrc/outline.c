@@ -8,6 +8,13 @@
  * the outline is the boundary of the set the faces cover.  Zero-area faces
  * cover nothing and are skipped.  Faces that touch only at a vertex give one
  * ring that touches itself there (a weakly simple ring).
+ *
+ * A self-intersecting face (a bow-tie quad, as at the poles of some sphere
+ * unwraps) has no single meaning: its {winding != 0} lobes (what shapely's
+ * make_valid keeps) or the triangles a renderer draws, which depend on the
+ * diagonal it picks.  The outline takes a superset of all of these: a quad's
+ * four corner triangles (both diagonals), an n-gon's fan from its first
+ * corner (every point of non-zero winding lies in a fan triangle).
  */
 #include "internal.h"
 
@@ -74,14 +81,58 @@ static un_status cancel_shared_edges(un_seg *segs, int32_t *nseg)
     return UN_OK;
 }
 
+/* Do two edges of ring p[0..m) cross properly (not at shared corners)? */
+static int self_crossing(const un_pt *p, int32_t m)
+{
+    int32_t i, j;
+    for (i = 0; i < m; i++) {
+        un_pt a = p[i], b = p[(i + 1) % m];
+        for (j = i + 2; j < m; j++) {
+            un_pt c = p[j], d = p[(j + 1) % m];
+            if ((j + 1) % m == i) continue;   /* the edge before i: adjacent */
+            if (un_orient(a, b, c) * un_orient(a, b, d) < 0 && un_orient(c, d, a) * un_orient(c, d, b) < 0)
+                return 1;
+        }
+    }
+    return 0;
+}
+
+/* Add triangle (a, b, c), counter-clockwise, unless it has no area. */
+static un_status add_triangle(un_seg **segs, int32_t *nseg, int32_t *cap, un_rings *tri, un_pt a, un_pt b,
+                              un_pt c, int32_t tag)
+{
+    un_pt t[3];
+    int o = un_orient(a, b, c);
+    if (o == 0) return UN_OK;
+    t[0] = a; t[1] = b; t[2] = c;
+    un_rings_clear(tri);
+    UN_TRY(un_rings_add(tri, t, 3));
+    return un_segs_from_rings(segs, nseg, cap, tri, 1, 0, tag, o < 0);
+}
+
+/* The segments of a self-intersecting face (see the file comment). */
+static un_status crossing_face(un_seg **segs, int32_t *nseg, int32_t *cap, un_rings *tri, const un_pt *p,
+                               int32_t m, int32_t tag)
+{
+    int32_t i;
+    if (m == 4) {
+        for (i = 0; i < 4; i++)
+            UN_TRY(add_triangle(segs, nseg, cap, tri, p[i], p[(i + 1) % 4], p[(i + 2) % 4], tag));
+        return UN_OK;
+    }
+    for (i = 1; i + 1 < m; i++) UN_TRY(add_triangle(segs, nseg, cap, tri, p[0], p[i], p[i + 1], tag));
+    return UN_OK;
+}
+
 un_status un_outline_rings(un_arr *w, const un_pt *pts, int32_t n, const int32_t *face_start,
                            int32_t nfaces, const int32_t *face_idx, un_rings *out)
 {
     un_seg *segs = NULL;
     int32_t nseg = 0, cap = 0, f, k;
-    un_rings face;
+    un_rings face, tri;
     un_status s = UN_OK;
     un_rings_init(&face);
+    un_rings_init(&tri);
     un_rings_clear(out);
     for (f = 0; f < nfaces && s == UN_OK; f++) {
         int32_t a = face_start[f], m = face_start[f + 1] - a, i;
@@ -94,6 +145,10 @@ un_status un_outline_rings(un_arr *w, const un_pt *pts, int32_t n, const int32_t
             face.pts[i] = pts[v];
         }
         if (s != UN_OK) break;
+        if (m > 3 && self_crossing(face.pts, m)) {
+            s = crossing_face(&segs, &nseg, &cap, &tri, face.pts, m, f);
+            continue;
+        }
         if ((s = un_rings_add(&face, face.pts, m)) != UN_OK) break;
         if ((s = un_rings_clean(&face, 0)) != UN_OK) break;
         if (face.nrings == 0) continue;
@@ -112,6 +167,7 @@ un_status un_outline_rings(un_arr *w, const un_pt *pts, int32_t n, const int32_t
     }
     free(segs);
     un_rings_free(&face);
+    un_rings_free(&tri);
     if (s != UN_OK) un_rings_clear(out);
     return s;
 }

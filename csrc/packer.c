@@ -578,12 +578,16 @@ static un_status box_fill(un_packer *pk, double L, const int32_t *ord, int *ok)
     un_engine *E = &pk->E;
     un_skyline *sk = un_skyline_new();
     int32_t p, quarter = E->os.nangles % 4 == 0 ? E->os.nangles / 4 : -1;
-    double grow = E->margin * L / 2 + 4 * E->q, pad = E->padding * L;
+    /* rectangles grown by half the margin (and a clearance of 4 grid steps)
+     * fill the target less padding, grown by half the margin: the margin is
+     * between islands, not to the border */
+    double half = E->margin * L / 2, grow = half + 4 * E->q, pad = E->padding * L;
     un_status s;
     *ok = 0;
     if (!sk) return UN_ENOMEM;
     if ((s = un_engine_set_scale(E, L)) != UN_OK) goto done;
-    if ((s = un_skyline_reset(sk, E->tw * L - 2 * pad, E->th * L - 2 * pad)) != UN_OK) goto done;
+    if ((s = un_skyline_reset(sk, E->tw * L - 2 * pad + 2 * half, E->th * L - 2 * pad + 2 * half)) != UN_OK)
+        goto done;
     for (p = 0; p < E->n; p++) {
         int32_t k = ord[p], o;
         un_pt lo, hi;
@@ -602,8 +606,8 @@ static un_status box_fill(un_packer *pk, double L, const int32_t *ord, int *ok)
         E->pl[p].sigma = 0;
         E->pl[p].bin = 0;
         /* the island's box (grid) starts inside its grown rectangle */
-        E->pl[p].t.x = un_llround((x + pad + grow) / E->q) - lo.x;
-        E->pl[p].t.y = un_llround((y + pad + grow) / E->q) - lo.y;
+        E->pl[p].t.x = un_llround((x + pad - half + grow) / E->q) - lo.x;
+        E->pl[p].t.y = un_llround((y + pad - half + grow) / E->q) - lo.y;
     }
     s = accept_layout(pk, ok);
 done:
@@ -683,23 +687,22 @@ static un_status first_fill(un_packer *pk, double L, int *ok)
     return s;
 }
 
-un_status un_packer_start(un_packer *pk, volatile int *cancel)
+static un_status start_layout(un_packer *pk, volatile int *cancel)
 {
     un_engine *E = &pk->E;
     double total = 0, L_area, L;
     int32_t i, tries;
     int ok = 0;
     un_status s;
-    if (pk->started) return UN_OK;
-    if (E->n == 0) return UN_EINVAL;
     E->cancel = cancel;
     for (i = 0; i < E->n; i++) total += E->isl[i].area;
     L_area = sqrt(total / (E->tw * E->th));
     if (pk->opt.fixed_scale > 0) L_area = 1 / pk->opt.fixed_scale;
     if ((s = prepare(pk, L_area)) != UN_OK) return s;
-    pk->started = 1;
     if (pk->opt.fixed_scale > 0) return start_fixed(pk);
-    if (pk->opt.box) return start_box(pk, L_area);
+    /* the skyline knows nothing of locked islands: with them, boxes go
+     * through the general engine (the caller passes box outlines) */
+    if (pk->opt.box && E->nlocked == 0) return start_box(pk, L_area);
     /* first layout: the bottom-left fill (every r = f = 0) at the first
      * container, growing from the area bound, where everything fits; run()
      * then bisects down before it anneals */
@@ -726,6 +729,20 @@ un_status un_packer_start(un_packer *pk, volatile int *cancel)
             if (cancel && *cancel) return UN_ECANCELLED;
         }
     }
+    return s;
+}
+
+un_status un_packer_start(un_packer *pk, volatile int *cancel)
+{
+    un_status s;
+    /* one attempt per packer: starting again after a success does nothing;
+     * a failed start (no memory, cancelled, no fit) leaves it unusable, with
+     * no layout, rather than half prepared */
+    if (pk->started) return pk->have_best ? UN_OK : UN_EINVAL;
+    if (pk->E.n == 0) return UN_EINVAL;
+    pk->started = 1;
+    s = start_layout(pk, cancel);
+    if (s != UN_OK) pk->have_best = 0;
     return s;
 }
 
@@ -779,9 +796,9 @@ un_status un_packer_run(un_packer *pk, int64_t moves, volatile int *cancel, int 
     int64_t i;
     un_status s = UN_OK;
     *improved = 0;
-    if (!pk->started) return UN_EINVAL;
+    if (!pk->have_best) return UN_EINVAL;   /* not started, or the start failed */
     pk->E.cancel = cancel;
-    if (pk->opt.box) return UN_OK; /* the skyline's best is final */
+    if (pk->opt.box && pk->E.nlocked == 0) return UN_OK; /* the skyline's best is final */
     if (pk->opt.fixed_scale > 0) return run_fixed(pk, moves, cancel, improved);
     for (i = 0; i < moves && s == UN_OK; i++) {
         int complete = 0;

@@ -10,7 +10,7 @@ tests/csrc/test_*.c is linked against it and run, in two builds:
 
 and each program is linked twice: with the library's exact.c using
 ``__int128`` and with the portable fallback (exact.c compiled with
-``-DUN_NO_INT128``).  test_oom.c is linked with ``--wrap`` for malloc,
+``-DUN_NO_INT128``).  test_oom*.c are linked with ``--wrap`` for malloc,
 realloc, calloc and free.  Separately, every source file must compile
 warning-free on its own, binding.c included (against the Python and numpy
 headers, with the flags of setup.py).
@@ -98,7 +98,7 @@ class Build:
         objs = [o for o in self.objs if o != self.exact_obj]
         objs.append(self.exact_obj if variant == "int128" else self.exact_fallback)
         exe = os.path.join(self.dir, f"{os.path.basename(test_src)[:-2]}_{variant}")
-        extra = WRAP if os.path.basename(test_src) == "test_oom.c" else []
+        extra = WRAP if os.path.basename(test_src).startswith("test_oom") else []
         r = _run([CC, *WARN, *self.flags, "-I", CSRC, "-I", TESTS, test_src, *objs, *extra, "-lm", "-o", exe])
         if r.returncode != 0 or r.stderr.strip():
             pytest.fail(f"{os.path.basename(test_src)} does not build warning-free:\n{r.stderr}")
