@@ -48,30 +48,34 @@ def uvnest_api() -> Any:
     return uvnest
 
 
-def uvnest_options(model: Model, run_margin: float, seed: int) -> Dict[str, Any]:
+def uvnest_options(model: Model, run_margin: float, seed: int, shape: str = "concave") -> Dict[str, Any]:
     """Keyword options for ``uvnest.pack`` / ``uvnest.Packer`` on ``model``."""
     return {"margin": model.effective_margin(run_margin), "rotation": ROTATION[model.rotation],
-            "merge_overlapping": True, "seed": seed}
+            "merge_overlapping": True, "seed": seed, "shape": shape}
 
 
-def pack_with_uvnest(model: Model, run_margin: float, time_limit: float = 2.0, seed: int = 0) -> PackOutcome:
+def pack_with_uvnest(model: Model, run_margin: float, time_limit: float = 2.0, seed: int = 0,
+                     shape: str = "concave") -> PackOutcome:
     """One ``uvnest.pack`` call; ``seconds`` is the wall time around it.
 
-    Engine errors become an outcome with status "error"; a missing API
-    raises :class:`UvnestUnavailable`.
+    The outcome is named ``uvnest``, or ``uvnest-<shape>`` for another
+    shape (``uvnest-box``: the skyline rectangle packer, the peer of
+    Blender's AABB).  Engine errors become an outcome with status "error";
+    a missing API raises :class:`UvnestUnavailable`.
     """
     api = uvnest_api()
+    name = "uvnest" if shape == "concave" else f"uvnest-{shape}"
     memory = PeakMemory()
     t0 = time.perf_counter()
     try:
         with memory:
             result = api.pack(model.uvs, model.faces, time_limit=time_limit,
-                              **uvnest_options(model, run_margin, seed))
+                              **uvnest_options(model, run_margin, seed, shape))
     except (ValueError, RuntimeError, MemoryError) as exc:
-        return PackOutcome("uvnest", model.name, None, time.perf_counter() - t0, status="error",
+        return PackOutcome(name, model.name, None, time.perf_counter() - t0, status="error",
                            message=f"{type(exc).__name__}: {exc}")
     wall = time.perf_counter() - t0
-    return PackOutcome("uvnest", model.name, result.uvs, wall, times=[wall], peak_rss_mb=memory.peak_mb,
+    return PackOutcome(name, model.name, result.uvs, wall, times=[wall], peak_rss_mb=memory.peak_mb,
                        extra_rss_mb=memory.extra_mb,
                        info={"elapsed": float(result.elapsed), "reported_coverage": float(result.coverage),
                              "time_limit": time_limit})

@@ -34,7 +34,7 @@ from .common import PackOutcome
 REFERENCE = "blender-concave"
 #: Packers in the order tables list them.
 PACKER_ORDER = ("blender-concave", "blender-aabb", "xatlas", "uvnest-first", "uvnest-blender",
-                "uvnest-2s", "uvnest-10s")
+                "uvnest-2s", "uvnest-10s", "uvnest-box")
 #: Relative coverage difference below which two packers count as tied.
 TIE_RTOL = 1e-3
 

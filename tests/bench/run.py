@@ -28,7 +28,7 @@ from .checker import analyse, check_outcome
 from .common import Model, PackOutcome
 from .corpus_islands import CorpusUnavailable, homedecor_models
 from .peers_blender import METHODS, pack_with_blender
-from .peers_uvnest import UvnestUnavailable, uvnest_curve
+from .peers_uvnest import UvnestUnavailable, pack_with_uvnest, uvnest_curve
 from .peers_xatlas import pack_with_xatlas
 from .puzzles import puzzle_models
 from .report import ModelResult, PackerResult, RunResult, machine_info, software_versions, write_reports
@@ -141,6 +141,8 @@ def run(cfg: Config) -> RunResult:
                 curves[m.name] = curve.points
                 for o in curve.outcomes.values():
                     outcomes[m.name][o.packer] = o
+                # the box fast path, beside Blender's AABB (it is final at once)
+                outcomes[m.name]["uvnest-box"] = pack_with_uvnest(m, cfg.margin, seed=cfg.seed, shape="box")
         summary = ", ".join(f"{p} {o.seconds:.2f}s" for p, o in outcomes[m.name].items() if o.ok)
         cfg.log(f"[{k}/{len(models)}] {m.name}: {summary}")
 
