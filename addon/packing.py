@@ -145,6 +145,22 @@ def _number(value, name: str, low: float = 0.0) -> float:
     return float(value)
 
 
+def _flag(value, name: str) -> bool:
+    """A yes/no option: a bool (or 0 / 1), never a truthy string."""
+    if isinstance(value, (bool, np.bool_)) or (isinstance(value, (int, np.integer)) and value in (0, 1)):
+        return bool(value)
+    raise ValueError(f"{name} must be True or False, got {value!r}")
+
+
+def _whole(value, name: str, low: int, high: Optional[int] = None) -> int:
+    """An integer option from ``low`` (to ``high``, exclusive)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) \
+            or value < low or (high is not None and value >= high):
+        rng = f"from {low} to {high - 1}" if high is not None else f">= {low}"
+        raise ValueError(f"{name} must be an integer {rng}, got {value!r}")
+    return int(value)
+
+
 def _options(margin: float, margin_px: Optional[float], texture_size, rotation: str, rotation_step: float,
              flip: bool, shape: str, merge_overlapping: bool, target, padding: float, seed: int,
              cache_mb: float, anneal_max: Optional[int], scale: str, tiles, pixel_perfect: bool,
@@ -162,7 +178,10 @@ def _options(margin: float, margin_px: Optional[float], texture_size, rotation: 
         raise ValueError(f"shape must be one of {SHAPES}, got {shape!r}")
     if scale not in SCALES:
         raise ValueError(f"scale must be one of {SCALES}, got {scale!r}")
-    t = tuple(float(v) for v in target)
+    try:
+        t = tuple(float(v) for v in target)
+    except (TypeError, ValueError):
+        raise ValueError(f"target must be (x0, y0, x1, y1) with x1 > x0 and y1 > y0, got {target!r}") from None
     if len(t) != 4 or not all(math.isfinite(v) for v in t) or not (t[2] > t[0] and t[3] > t[1]):
         raise ValueError(f"target must be (x0, y0, x1, y1) with x1 > x0 and y1 > y0, got {target!r}")
     if scale == "fixed" and not (0 <= t[0] < t[2] <= 1 and 0 <= t[1] < t[3] <= 1):
@@ -196,8 +215,12 @@ def _options(margin: float, margin_px: Optional[float], texture_size, rotation: 
     if not (isinstance(cache_mb, (int, float)) and cache_mb > 0):
         raise ValueError(f"cache_mb must be positive, got {cache_mb!r}")
     angles, align = _angles(rotation, rotation_step)
-    return _Options(margin, padding, t, angles, align, bool(flip), shape, bool(merge_overlapping),
-                    int(seed), float(cache_mb) * 2**20, int(anneal_max or 0), scale == "fixed", tile_list,
+    flip = _flag(flip, "flip")
+    merge_overlapping = _flag(merge_overlapping, "merge_overlapping")
+    seed = _whole(seed, "seed", 0, 2**64)
+    anneal_max = 0 if anneal_max is None else _whole(anneal_max, "anneal_max", 1)
+    return _Options(margin, padding, t, angles, align, flip, shape, merge_overlapping,
+                    seed, float(cache_mb) * 2**20, anneal_max, scale == "fixed", tile_list,
                     texture, grid, max(margin, block), engine_margin, engine_padding)
 
 
@@ -228,11 +251,48 @@ def _locked_islands(locked, islands: List[Island], n_faces: int) -> np.ndarray:
         for isl in islands:
             mask[isl.index] = bool(arr[isl.faces].any())
         return mask
+    if arr.size == 0:
+        return mask
+    if not np.issubdtype(arr.dtype, np.integer):
+        raise ValueError(f"locked must be a boolean mask over faces or integer island indices, got {arr.dtype} "
+                         "values")
     idx = arr.astype(np.int64).reshape(-1)
-    if idx.size and (idx.min() < 0 or idx.max() >= len(islands)):
-        raise IndexError(f"locked island index out of range 0..{len(islands) - 1}")
+    if idx.min() < 0 or idx.max() >= len(islands):
+        raise ValueError(f"locked island index out of range 0..{len(islands) - 1}")
     mask[idx] = True
     return mask
+
+
+def _area_in_box(rings: Sequence[np.ndarray], box: Tuple[float, float, float, float]) -> float:
+    """Area of the polygon ``rings`` (outer rings counter-clockwise, holes
+    clockwise) inside the rectangle ``box``: every ring clipped to the box
+    (Sutherland-Hodgman, exact in area for any ring against a convex
+    window) and the signed areas summed."""
+    x0, y0, x1, y1 = box
+    total = 0.0
+    for ring in rings:
+        pts = np.asarray(ring, dtype=np.float64).reshape(-1, 2)
+        if len(pts) and pts[:, 0].min() >= x0 and pts[:, 0].max() <= x1 and pts[:, 1].min() >= y0 \
+                and pts[:, 1].max() <= y1:
+            clipped = pts
+        else:
+            clipped = pts
+            for axis, bound, sign in ((0, x0, 1.0), (0, x1, -1.0), (1, y0, 1.0), (1, y1, -1.0)):
+                if len(clipped) == 0:
+                    break
+                d = sign * (clipped[:, axis] - bound)          # >= 0 inside
+                nxt, dn = np.roll(clipped, -1, axis=0), np.roll(d, -1)
+                out = []
+                for p, q, dp, dq in zip(clipped, nxt, d, dn):
+                    if dp >= 0:
+                        out.append(p)
+                    if (dp >= 0) != (dq >= 0):
+                        out.append(p + (dp / (dp - dq)) * (q - p))
+                clipped = np.array(out, dtype=np.float64).reshape(-1, 2)
+        if len(clipped) >= 3:
+            x, y = clipped[:, 0], clipped[:, 1]
+            total += 0.5 * float(np.dot(x, np.roll(y, -1)) - np.dot(np.roll(x, -1), y))
+    return max(total, 0.0)
 
 
 def _apply(t: IslandTransform, p: np.ndarray) -> np.ndarray:
@@ -361,6 +421,9 @@ class Packer:
             self._areas.append(area * k * k)
         self._areas = np.array(self._areas)
         self._fixed_shapes = [self._locked_shape(i, tiny) for i in np.flatnonzero(self._locked)]
+        #: area of the locked islands inside the target (they may reach out of it)
+        self._locked_area = sum(_area_in_box(rings, o.target) if self.islands[i].area > 0 else 0.0
+                                for i, rings in zip(np.flatnonzero(self._locked), self._fixed_shapes))
         self._lock = threading.Lock()
         self._cancelled = False
         self._core = None
@@ -520,7 +583,7 @@ class Packer:
     def _packed(self, uvs, transforms, island_tiles, scale, bins) -> PackResult:
         o = self._opt
         moving_area = float(np.sum(self._areas * (scale / self._prescale) ** 2))
-        locked_area = sum(self.islands[i].area for i in np.flatnonzero(self._locked))
+        locked_area = self._locked_area
         used = np.unique(bins)
         tile_area = (o.target[2] - o.target[0]) * (o.target[3] - o.target[1])
         shares = np.bincount(np.asarray(bins, dtype=np.int64), weights=self._areas * (scale / self._prescale) ** 2,
@@ -589,6 +652,8 @@ class Packer:
         if self.final:
             return False
         with self._lock:
+            # a cancel() that came while nothing ran is over: this call runs
+            self._core.reset_cancel()
             improved = False
             left = iterations
             deadline = None if seconds is None else time.perf_counter() + seconds
@@ -643,7 +708,8 @@ class Packer:
                 return
 
     def cancel(self) -> None:
-        """Stop a running search promptly (safe from any thread)."""
+        """Stop a running ``step()`` or ``improvements()`` promptly (safe from
+        any thread); a later call searches again."""
         self._cancelled = True
         if self._core is not None:
             self._core.cancel()
@@ -657,6 +723,11 @@ def pack(uvs, faces: FacesLike, *, time_limit: Optional[float] = 2.0, iterations
     ``iterations`` annealing moves (``time_limit=None`` with ``iterations``
     is deterministic).  Options are those of :class:`Packer`.
     """
+    number = isinstance(time_limit, (int, float, np.integer, np.floating)) and not isinstance(time_limit, bool)
+    if time_limit is not None and not (number and time_limit >= 0):
+        raise ValueError(f"time_limit must be a number of seconds >= 0 or None, got {time_limit!r}")
+    if iterations is not None:
+        iterations = _whole(iterations, "iterations", 0)
     packer = Packer(uvs, faces, **options)
     if packer.final or (time_limit is None and iterations is None):
         return packer.best

@@ -442,7 +442,10 @@ static un_status check_bin(const un_packer *pk, const un_transform *t, int32_t b
         n++;
     }
     if (s == UN_OK && n > 0) {
-        s = un_validate_layout(polys, n, nfix, E->margin, pk->opt.target, &bad_a, &bad_b);
+        /* the moving islands must keep the padding from the target's border */
+        const double *tg = pk->opt.target, pad = pk->opt.padding;
+        double inner[4] = {tg[0] + pad, tg[1] + pad, tg[2] - pad, tg[3] - pad};
+        s = un_validate_layout(polys, n, nfix, E->margin, inner, &bad_a, &bad_b);
         *bad = bad_a >= 0;
     }
     for (i = 0; i < n; i++) un_frings_free(polys + i);
