@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import math
 import multiprocessing
 import os
 import signal
@@ -388,7 +389,8 @@ def pack_file(task: PackTask, stop: Any, progress: Optional[Callable[[Progress],
             extra["groups"] = mesh.face_groups
         if "texel_density" in task.options:
             extra["positions"] = mesh.positions if mesh.positions is not None else np.zeros((0, 3))
-        packer = Packer(mesh.uvs, mesh.faces, mesh_faces=mesh.mesh_faces, **task.options, **extra)
+        packer = Packer(mesh.uvs, mesh.faces, mesh_faces=mesh.mesh_faces, **_storable(task.options, mesh.uv_step),
+                        **extra)
         before = (packer.islands if task.options.get("merge_overlapping", True)
                   else find_islands(mesh.uvs, mesh.faces, mesh_faces=mesh.mesh_faces))
         res.islands = sum(len(isl.members) for isl in before)
@@ -433,6 +435,18 @@ def pack_file(task: PackTask, stop: Any, progress: Optional[Callable[[Progress],
     finally:
         res.time = time.perf_counter() - t0
     return res
+
+
+def _storable(options: Dict[str, Any], uv_step: float) -> Dict[str, Any]:
+    """``options`` with the margin widened so that it survives rounding the
+    UVs to a file's storage grid of spacing ``uv_step`` (normalized integer
+    glTF UVs): each corner moves by at most half a step per axis, so two
+    islands get closer by at most ``sqrt(2) * uv_step``."""
+    if uv_step <= 0:
+        return options
+    wider = dict(options, margin=_margin(options) + math.sqrt(2.0) * uv_step)
+    wider["margin_px"] = None
+    return wider
 
 
 def _margin(options: Dict[str, Any]) -> float:

@@ -700,3 +700,41 @@ def test_udim_keep_groups_reports_tiles(tmp_path: Path) -> None:
             tiles_of_group.setdefault(int(g), set()).add(tile)
     split = sorted(mesh.group_names[g] for g, t in tiles_of_group.items() if len(t) > 1)
     assert split == sorted(entry["split_groups"])
+
+
+def test_margin_holds_after_rounding_to_normalized_integer_uvs(tmp_path: Path) -> None:
+    """UVs stored as normalized unsigned bytes are written back rounded to
+    1/255: the CLI widens the margin so that the rounded layout, as read back
+    from the file, still keeps the margin asked for."""
+    pygltflib = pytest.importorskip("pygltflib")
+    model = GltfModel()
+    quantized = np.round(np.clip(model.uv[0], 0, 1) * 255).astype(np.uint8)
+    src = tmp_path / "bytes.glb"
+    doc, blob = model._document()
+    # TEXCOORD_0 as normalized UNSIGNED_BYTE, padded to a 4-byte stride
+    rows = np.zeros((len(quantized), 4), np.uint8)
+    rows[:, :2] = quantized
+    blob = bytearray(blob)
+    blob.extend(b"\0" * (-len(blob) % 4))
+    doc.bufferViews.append(pygltflib.BufferView(buffer=0, byteOffset=len(blob), byteLength=rows.nbytes,
+                                                byteStride=4, target=34962))
+    blob.extend(rows.tobytes())
+    acc = doc.accessors[3]
+    acc.bufferView, acc.componentType, acc.normalized = len(doc.bufferViews) - 1, 5121, True
+    acc.min, acc.max = quantized.min(0).tolist(), quantized.max(0).tolist()
+    doc.buffers = [pygltflib.Buffer(byteLength=len(blob))]
+    doc.set_binary_blob(bytes(blob))
+    doc.save_binary(str(src))
+    margin = 0.01
+    done = run_uvnest("pack", src, "--iterations", "200", "--margin", margin, "--rotation", "90")
+    assert done.returncode == 0, done.stderr
+    before, after = io.load(src), io.load(tmp_path / "bytes_packed.glb")
+    assert after.uv_step == pytest.approx(1 / 255)
+    assert np.allclose(after.uvs * 255, np.round(after.uvs * 255)), "not stored as bytes"
+    # margin between islands, exactly as stored (rounding keeps the shapes
+    # only up to a byte, so rigidity is not checked here)
+    islands = uvnest.find_islands(before.uvs, before.faces)
+    shapes = [shapely.union_all([shapely.Polygon(after.uvs[before.faces[f]]) for f in isl.faces])
+              for isl in islands]
+    gaps = [a.distance(b) for i, a in enumerate(shapes) for b in shapes[i + 1:]]
+    assert min(gaps) >= margin - 1e-9, min(gaps)

@@ -324,6 +324,7 @@ class _MeshReader:
             face_groups=np.concatenate(groups),
             group_names=names,
             skipped_primitives=skipped,
+            uv_step=max((1.0 / a.scale for a in self.uv_accessors.values() if a.scale), default=0.0),
         )
 
     def _primitive(self, mi: int, pi: int, prim: Any, attr: str) -> Any:

@@ -48,6 +48,10 @@ class Mesh:
         skipped_faces: faces dropped because they have no texture coordinates.
         skipped_primitives: glTF primitives that were not read, each with the
             reason (no such TEXCOORD set, points or lines).
+        uv_step: spacing of the grid the file stores UVs on (normalized
+            integer glTF UVs: 1/255, 1/65535, ...; 0 for float storage).
+            Written UVs are rounded to it, so each coordinate may move by
+            half of it.
     """
 
     path: Path
@@ -60,6 +64,7 @@ class Mesh:
     group_names: List[str] = field(default_factory=list)
     skipped_faces: int = 0
     skipped_primitives: List[str] = field(default_factory=list)
+    uv_step: float = 0.0
     _source: Any = field(default=None, repr=False)
 
     def __repr__(self) -> str:
