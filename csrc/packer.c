@@ -285,11 +285,11 @@ static double min_square_angle(const un_frings *f)
     return square_side(f, a) < side ? a : best;
 }
 
-static un_status prepare(un_packer *pk, double L_area)
+static un_status prepare(un_packer *pk, double L_est)
 {
     un_engine *E = &pk->E;
     int32_t i, *tmp;
-    double ext = (E->tw > E->th ? E->tw : E->th) * L_area, min_hole;
+    double ext = (E->tw > E->th ? E->tw : E->th) * L_est, min_hole;
     un_status s = UN_OK;
     E->seq = (int32_t *)malloc((size_t)E->n * sizeof *E->seq);
     E->par = (double *)calloc(3 * (size_t)E->n, sizeof *E->par);
@@ -350,14 +350,14 @@ static un_status prepare(un_packer *pk, double L_area)
         side = hi[0] - lo[0] < hi[1] - lo[1] ? hi[0] - lo[0] : hi[1] - lo[1];
         if (side < min_hole) min_hole = side;
     }
-    min_hole = 0.5 * min_hole + E->margin * L_area;
+    min_hole = 0.5 * min_hole + E->margin * L_est;
     for (i = 0; i < E->n && s == UN_OK; i++) {
         int32_t k = E->seq[i], cap = VERTS_BUDGET / E->nanneal;
         un_island *is = E->isl + k;
         double used, lo[2] = {HUGE_VAL, HUGE_VAL}, hi[2] = {-HUGE_VAL, -HUGE_VAL};
         /* conservative simplification within a quarter of the margin; the
          * vertex cap keeps no-fit polygons affordable */
-        double tol = 0.25 * E->margin * L_area;
+        double tol = 0.25 * E->margin * L_est;
         if (tol < 2e-4 * ext) tol = 2e-4 * ext;
         if (cap < VERTS_ANNEALED_MIN) cap = VERTS_ANNEALED_MIN;
         if (cap > VERTS_ANNEALED_MAX) cap = VERTS_ANNEALED_MAX;
@@ -690,18 +690,48 @@ static un_status first_fill(un_packer *pk, double L, int *ok)
     return s;
 }
 
+/* Area of the target (tile units) that locked islands lying wholly inside
+ * it cover, counting overlaps twice: an estimate, used only to size the
+ * grid (never as a bound on the scale). */
+static double locked_area_inside(const un_packer *pk)
+{
+    const un_engine *E = &pk->E;
+    double covered = 0;
+    int32_t i, k, j;
+    for (i = 0; i < E->nlocked; i++) {
+        const un_frings *f = E->locked + i;
+        double lo[2], hi[2], a2 = 0;
+        if (un_frings_bbox(f, lo, hi) != UN_OK || lo[0] < 0 || lo[1] < 0 || hi[0] > E->tw || hi[1] > E->th)
+            continue;
+        for (k = 0; k < f->nrings; k++) {
+            int32_t a = f->start[k], n = f->start[k + 1] - a;
+            for (j = 0; j < n; j++) {
+                const double *p = f->xy + 2 * (a + j), *q = f->xy + 2 * (a + (j + 1) % n);
+                a2 += p[0] * q[1] - q[0] * p[1];
+            }
+        }
+        covered += a2 / 2;
+    }
+    return covered;
+}
+
 static un_status start_layout(un_packer *pk, volatile int *cancel)
 {
     un_engine *E = &pk->E;
-    double total = 0, L_area, L;
+    double total = 0, L_area, L_grid, free_area, L;
     int32_t i, tries;
     int ok = 0;
     un_status s;
     E->cancel = cancel;
     for (i = 0; i < E->n; i++) total += E->isl[i].area;
     L_area = sqrt(total / (E->tw * E->th));
-    if (pk->opt.fixed_scale > 0) L_area = 1 / pk->opt.fixed_scale;
-    if ((s = prepare(pk, L_area)) != UN_OK) return s;
+    /* the grid spans a few times the container whose free part (less the
+     * locked islands, at least 1% of the target) holds the islands' area */
+    free_area = E->tw * E->th - locked_area_inside(pk);
+    if (free_area < 0.01 * E->tw * E->th) free_area = 0.01 * E->tw * E->th;
+    L_grid = sqrt(total / free_area);
+    if (pk->opt.fixed_scale > 0) L_area = L_grid = 1 / pk->opt.fixed_scale;
+    if ((s = prepare(pk, L_grid)) != UN_OK) return s;
     if (pk->opt.fixed_scale > 0) return start_fixed(pk);
     /* the skyline knows nothing of locked islands: with them, boxes go
      * through the general engine (the caller passes box outlines) */
