@@ -811,22 +811,28 @@ static PyType_Spec packer_spec = {
     "uvnest._core.Packer", sizeof(PackerObject), 0, Py_TPFLAGS_DEFAULT, packer_slots
 };
 
+/* Module function `name`: py_<name>, positional arguments, documented by
+ * doc (one name for both). */
+#define MODULE_FUNCTION(name, doc) {#name, py_##name, METH_VARARGS, doc}
+
 static PyMethodDef methods[] = {
-    {"outline", py_outline, METH_VARARGS, "outline(uvs, face_start, face_indices) -> rings"},
-    {"nfp", py_nfp, METH_VARARGS, "nfp(a, b) -> rings"},
-    {"outlines", py_outlines, METH_VARARGS, "outlines(uvs, face_start, face_indices, face_group, ngroups) -> [rings]"},
-    {"overlap_groups", py_overlap_groups, METH_VARARGS, "overlap_groups([rings]) -> labels"},
-    {"simplify", py_simplify, METH_VARARGS, "simplify(rings, tolerance, max_vertices) -> (rings, used)"},
-    {"hull", py_hull, METH_VARARGS, "hull(rings) -> [ring]"},
-    {"ifp", py_ifp, METH_VARARGS, "ifp(container, piece) -> regions"},
-    {"cfr", py_cfr, METH_VARARGS, "cfr(container, placed, piece, margin) -> regions"},
-    {"point_at", py_point_at, METH_VARARGS, "point_at(region, r) -> (x, y)"},
-    {"overlaps", py_overlaps, METH_VARARGS, "overlaps(a, b, margin) -> (bool, distance)"},
-    {"components", py_components, METH_VARARGS, "components(n, a, b) -> (labels, count)"},
-    {"pack_pow2", py_pack_pow2, METH_VARARGS, "pack_pow2(sizes, layer) -> ((n, 3) x y layer, layers)"},
-    {"validate", py_validate, METH_VARARGS, "validate(polys, nfixed, margin, box) -> (bad_a, bad_b)"},
+    MODULE_FUNCTION(outline, "outline(uvs, face_start, face_indices) -> rings"),
+    MODULE_FUNCTION(nfp, "nfp(a, b) -> rings"),
+    MODULE_FUNCTION(outlines, "outlines(uvs, face_start, face_indices, face_group, ngroups) -> [rings]"),
+    MODULE_FUNCTION(overlap_groups, "overlap_groups([rings]) -> labels"),
+    MODULE_FUNCTION(simplify, "simplify(rings, tolerance, max_vertices) -> (rings, used)"),
+    MODULE_FUNCTION(hull, "hull(rings) -> [ring]"),
+    MODULE_FUNCTION(ifp, "ifp(container, piece) -> regions"),
+    MODULE_FUNCTION(cfr, "cfr(container, placed, piece, margin) -> regions"),
+    MODULE_FUNCTION(point_at, "point_at(region, r) -> (x, y)"),
+    MODULE_FUNCTION(overlaps, "overlaps(a, b, margin) -> (bool, distance)"),
+    MODULE_FUNCTION(components, "components(n, a, b) -> (labels, count)"),
+    MODULE_FUNCTION(pack_pow2, "pack_pow2(sizes, layer) -> ((n, 3) x y layer, layers)"),
+    MODULE_FUNCTION(validate, "validate(polys, nfixed, margin, box) -> (bad_a, bad_b)"),
     {NULL, NULL, 0, NULL}
 };
+
+#undef MODULE_FUNCTION
 
 static struct PyModuleDef moduledef = {
     PyModuleDef_HEAD_INIT, "_core", "uvnest C core (see csrc/uvnest.h)", -1, methods,

@@ -260,6 +260,111 @@ void    un_rings_point_at(const un_ring_view *v, int32_t k, double frac, double 
 /* Views of region r's loops (at most cap); returns how many. */
 int32_t un_region_views(const un_arr *w, const un_regions *g, int32_t r, un_ring_view *v, int32_t cap);
 
+/* ------------------------------------------------------------- boxtree.c */
+
+/* An axis-aligned box on an integer grid.  The empty box, lx = ly =
+ * INT64_MAX and hx = hy = INT64_MIN, meets no box whose coordinates are
+ * smaller in size (queries keep theirs so). */
+typedef struct { int64_t lx, ly, hx, hy; } un_box;
+
+static inline void un_box_add(un_box *b, const un_box *c)
+{
+    if (c->lx < b->lx) b->lx = c->lx;
+    if (c->ly < b->ly) b->ly = c->ly;
+    if (c->hx > b->hx) b->hx = c->hx;
+    if (c->hy > b->hy) b->hy = c->hy;
+}
+
+/* A tree of boxes over items 0 .. n-1, 2^UN_BOXTREE_LEAF items to a leaf;
+ * node j of level l is box[off[l] + j] (leaves are level 0).
+ * UN_BOXTREE_MAXLEV levels are enough for 2^31 items. */
+enum { UN_BOXTREE_LEAF = 3, UN_BOXTREE_MAXLEV = 32 };
+
+typedef struct {
+    un_box  *box;
+    int32_t *count;   /* items present under each node (for remove) */
+    int32_t  n, nlev, off[UN_BOXTREE_MAXLEV + 1];
+} un_boxtree;
+
+/* Writes the box of item i. */
+typedef void (*un_item_box_fn)(const void *ctx, int32_t i, un_box *b);
+
+un_status un_boxtree_build(un_boxtree *t, int32_t n, un_item_box_fn item_box, const void *ctx);
+void      un_boxtree_free(un_boxtree *t);
+/* Item i's box grew to hold b. */
+void      un_boxtree_grow(un_boxtree *t, int32_t i, const un_box *b);
+/* Item i is gone (each item at most once). */
+void      un_boxtree_remove(un_boxtree *t, int32_t i);
+
+static inline const un_box *un_boxtree_bounds(const un_boxtree *t)
+{
+    return &t->box[t->off[t->nlev - 1]];
+}
+
+/* A search of a box tree: begin, then call next until it returns 0.  Each
+ * call gives the items [*first, *end) of one more leaf (present or not: the
+ * caller checks).  A box walk visits the leaves whose boxes meet q; a near
+ * walk those whose boxes lie within sqrt(reach2) of point p (grid units, at
+ * first everywhere: the caller lowers reach2 as it finds nearer items), of
+ * two children the nearer first. */
+typedef struct {
+    const un_boxtree *t;
+    un_box            q;
+    const double     *near;   /* p of a near walk, else NULL */
+    double            reach2;
+    int32_t           lev[UN_BOXTREE_MAXLEV + 1], idx[UN_BOXTREE_MAXLEV + 1], sp;
+    double            key[UN_BOXTREE_MAXLEV + 1];
+} un_boxwalk;
+
+void un_boxwalk_begin(un_boxwalk *w, const un_boxtree *t, const un_box *q);
+void un_boxwalk_begin_near(un_boxwalk *w, const un_boxtree *t, const double *p);
+int  un_boxwalk_next(un_boxwalk *w, int32_t *first, int32_t *end);
+
+/* ----------------------------------------------------------- edgeindex.c */
+
+/* Distances are the exact bits of hypot(), but found with few calls to it:
+ * the squares ex^2 + ey^2 agree with the squares of hypot to a few ulps, so
+ * squares that differ by more than this factor order the distances as
+ * hypot does, and only closer calls need hypot (here and in simplify.c). */
+#define UN_HYPOT_CLOSE 1e-12
+
+/* An index over the edges of float rings (edge e runs from point e to the
+ * next point of its ring) whose queries answer exactly as a scan of every
+ * edge would, with the same arithmetic per edge. */
+typedef struct {
+    const double *xy;
+    int32_t      *succ;   /* the point after point e in its ring */
+    un_boxtree    tree;   /* item e: edge e's box, in grid units */
+    double        scale;  /* grid units per unit: a power of two */
+    double        slack;  /* allowance for rounding, far above the few ulps it can be */
+} un_edgeindex;
+
+/* r must outlive the index. */
+un_status un_edgeindex_build(un_edgeindex *ix, const un_frings *r);
+void      un_edgeindex_free(un_edgeindex *ix);
+/* Even-odd parity of (x, y) in the rings, by a ray to the right; the
+ * smallest distance to an edge; 0 inside, else that distance. */
+int       un_edgeindex_inside(const un_edgeindex *ix, double x, double y);
+double    un_edgeindex_nearest(const un_edgeindex *ix, double x, double y);
+double    un_edgeindex_dist(const un_edgeindex *ix, double x, double y);
+
+/* un_edgeindex_dist for points visited one after another along a path
+ * (faster when a ray from them would cross the rings often). */
+typedef struct {
+    const un_edgeindex *ix;
+    double              ref[2];   /* the last point far from every edge */
+    int                 in, valid;
+} un_edgewalk;
+
+void   un_edgewalk_begin(un_edgewalk *w, const un_edgeindex *ix);
+double un_edgewalk_dist(un_edgewalk *w, double x, double y);
+
+/* ----------------------------------------------------------- deviation.c */
+
+/* How far result reaches beyond input: the largest distance from a point
+ * of the result to the input region (0 inside it), sampled. */
+un_status un_simplify_deviation(const un_frings *result, const un_frings *input, double *dev);
+
 /* ------------------------------------------------------------ simplify.c */
 
 /* Conservative simplification on the grid (tol in grid units); *used is the
@@ -272,8 +377,6 @@ un_status un_simplify_rings(const un_rings *in, double tol, int32_t max_vertices
 un_status un_simplify_pieces(const un_frings *in, double tolerance, int32_t max_vertices, int32_t max_pieces,
                              double min_hole, un_frings *out, double *used);
 
-/* Hausdorff distance between the boundaries of two ring sets (sampled). */
-double un_simplify_deviation(const un_frings *result, const un_frings *input);
 /* Convex hull (one counter-clockwise ring) of the rings not flagged in
  * hole (every ring when hole is NULL). */
 un_status un_hull_rings(const un_rings *r, const int8_t *hole, un_rings *out);

@@ -37,9 +37,32 @@ un_status un_reserve(void **buf, int32_t *cap, int64_t need, size_t elem)
     return UN_OK;
 }
 
-/* ------------------------------------------------------------ int rings */
+/* ---------------------------------------------------------- ring sets
+ * un_rings and un_frings: points pts[0 .. start[nrings]) of elem bytes
+ * each, ring k being points start[k] .. start[k + 1]. */
+
+/* Append ring src[0..n); on failure the set is as it was. */
+static un_status add_ring(void **pts, int32_t *cap_pts, int32_t **start, int32_t *cap_rings, int32_t *nrings,
+                          const void *src, int32_t n, size_t elem)
+{
+    int32_t base = *nrings ? (*start)[*nrings] : 0;
+    un_status s;
+    if (n < 0) return UN_EINVAL;
+    if ((s = un_reserve(pts, cap_pts, (int64_t)base + n, elem)) != UN_OK) return s;
+    if ((s = UN_RESERVE(*start, *cap_rings, (int64_t)*nrings + 2)) != UN_OK) return s;
+    if (n) memcpy((char *)*pts + (size_t)base * elem, src, (size_t)n * elem);
+    (*start)[*nrings] = base;
+    (*start)[*nrings + 1] = base + n;
+    (*nrings)++;
+    return UN_OK;
+}
 
 void un_rings_init(un_rings *r)
+{
+    memset(r, 0, sizeof *r);
+}
+
+void un_frings_init(un_frings *r)
 {
     memset(r, 0, sizeof *r);
 }
@@ -51,23 +74,32 @@ void un_rings_free(un_rings *r)
     un_rings_init(r);
 }
 
-void un_rings_clear(un_rings *r)
+void un_frings_free(un_frings *r)
 {
-    r->nrings = 0;
+    free(r->xy);
+    free(r->start);
+    un_frings_init(r);
 }
 
 un_status un_rings_add(un_rings *r, const un_pt *pts, int32_t n)
 {
-    int32_t base = un_rings_npts(r);
-    un_status s;
-    if (n < 0) return UN_EINVAL;
-    if ((s = UN_RESERVE(r->pts, r->cap_pts, (int64_t)base + n)) != UN_OK) return s;
-    if ((s = UN_RESERVE(r->start, r->cap_rings, (int64_t)r->nrings + 2)) != UN_OK) return s;
-    if (n) memcpy(r->pts + base, pts, (size_t)n * sizeof *pts);
-    r->start[r->nrings] = base;
-    r->start[r->nrings + 1] = base + n;
-    r->nrings++;
-    return UN_OK;
+    return add_ring((void **)&r->pts, &r->cap_pts, &r->start, &r->cap_rings, &r->nrings, pts, n, sizeof *pts);
+}
+
+/* xy holds 2 doubles per point; the capacity counts points */
+un_status un_frings_add(un_frings *r, const double *xy, int32_t n)
+{
+    return add_ring((void **)&r->xy, &r->cap_pts, &r->start, &r->cap_rings, &r->nrings, xy, n, 2 * sizeof *xy);
+}
+
+int32_t un_frings_npts(const un_frings *r)
+{
+    return r->nrings ? r->start[r->nrings] : 0;
+}
+
+void un_rings_clear(un_rings *r)
+{
+    r->nrings = 0;
 }
 
 un_status un_rings_copy(un_rings *dst, const un_rings *src)
@@ -81,6 +113,16 @@ un_status un_rings_copy(un_rings *dst, const un_rings *src)
     }
     return UN_OK;
 }
+
+void un_fregions_free(un_fregions *r)
+{
+    un_frings_free(&r->rings);
+    free(r->region_start);
+    r->region_start = NULL;
+    r->nregions = 0;
+}
+
+/* ------------------------------------------------------------ int rings */
 
 double un_ring_area2(const un_rings *r, int32_t k)
 {
@@ -155,51 +197,6 @@ un_status un_rings_clean(un_rings *r, int keep_spikes)
     r->nrings = out;
     if (r->start) r->start[out] = w;
     return UN_OK;
-}
-
-/* ---------------------------------------------------------- float rings */
-
-void un_frings_init(un_frings *r)
-{
-    memset(r, 0, sizeof *r);
-}
-
-void un_frings_free(un_frings *r)
-{
-    free(r->xy);
-    free(r->start);
-    un_frings_init(r);
-}
-
-int32_t un_frings_npts(const un_frings *r)
-{
-    return r->nrings ? r->start[r->nrings] : 0;
-}
-
-un_status un_frings_add(un_frings *r, const double *xy, int32_t n)
-{
-    int32_t base = un_frings_npts(r);
-    int32_t cap2 = r->cap_pts;
-    un_status s;
-    if (n < 0) return UN_EINVAL;
-    /* xy holds 2 doubles per point; capacity is counted in doubles */
-    if ((s = un_reserve((void **)&r->xy, &cap2, 2 * ((int64_t)base + n), sizeof(double))) != UN_OK)
-        return s;
-    r->cap_pts = cap2;
-    if ((s = UN_RESERVE(r->start, r->cap_rings, (int64_t)r->nrings + 2)) != UN_OK) return s;
-    if (n) memcpy(r->xy + 2 * base, xy, (size_t)n * 2 * sizeof(double));
-    r->start[r->nrings] = base;
-    r->start[r->nrings + 1] = base + n;
-    r->nrings++;
-    return UN_OK;
-}
-
-void un_fregions_free(un_fregions *r)
-{
-    un_frings_free(&r->rings);
-    free(r->region_start);
-    r->region_start = NULL;
-    r->nregions = 0;
 }
 
 /* ------------------------------------------------------------- sorting */

@@ -22,9 +22,9 @@
  * budget.  If the budget still cannot be met, the result is the convex hull,
  * reduced by extensions (every budget of 4 or more can be met).
  *
- * Cost: the blocking tests search a tree of boxes over the slots (see "slot
- * tree"), and the measure of the deviation an index over the input's edges
- * (see "edge index"); both reach exactly the decisions and values of a scan
+ * Cost: the blocking tests search a tree of boxes over the slots
+ * (boxtree.c), and the measure of the deviation (deviation.c) an index over
+ * the input's edges; both reach exactly the decisions and values of a scan
  * over everything, so that a ring of n points takes about n log n steps
  * rather than n^2.
  */
@@ -33,12 +33,6 @@
 #include <math.h>
 
 enum { OP_CHORD = 0, OP_EXTEND = 1, OP_FILL = 2 };
-
-/* Both trees below: 2^TREE_LEAF items per leaf, at most TREE_MAXLEV levels
- * (enough for 2^31 items). */
-enum { TREE_LEAF = 3, TREE_MAXLEV = 32 };
-
-typedef struct { int64_t lx, ly, hx, hy; } ibox;
 
 /* An operation: kind at slot v, packed as vk = 4 v + kind (16 bytes keep
  * the heap small); stamp is the slot's when it was evaluated. */
@@ -58,7 +52,7 @@ typedef struct {
     int32_t *stamp;       /* bumped whenever a slot or its neighbours change */
     int8_t  *alive;
     double  *edev;        /* deviation of the edge leaving the slot */
-    int32_t  nslot, cap;
+    int32_t  nslot;
     /* rings */
     int32_t *head, *count, nrings;
     int8_t  *is_hole;
@@ -69,10 +63,7 @@ typedef struct {
     /* heap */
     op      *heap;
     int32_t  nheap, capheap;
-    /* slot tree (see below) */
-    ibox    *tbox;
-    int32_t *talive;
-    int32_t  toff[TREE_MAXLEV + 1], tlev;
+    un_boxtree tree;      /* the slot tree (see "blocking tests") */
 } simp;
 
 /* ----------------------------------------------------------------- heap */
@@ -140,10 +131,9 @@ static int32_t chain_next(const simp *S, int32_t r, int32_t k)
 
 /* The extreme (largest or smallest) distance over a chain, with the exact
  * bits of hypot, the measure, but few calls to it: squares decide unless
- * they lie within a factor 1 +- NEAR_EXTREME of each other (they and hypot
- * are all within a few ulps), and hypot decides then.  cand (ex, ey, e2) is
- * a point whose hypot is the extreme so far; m is that hypot once known. */
-#define NEAR_EXTREME 1e-12
+ * they lie within a factor 1 +- UN_HYPOT_CLOSE of each other, and hypot
+ * decides then.  (ex, ey, e2) is a point whose hypot is the extreme so far;
+ * m is that hypot once known. */
 
 typedef struct {
     double ex, ey, e2, m;
@@ -163,8 +153,8 @@ static extreme extreme_init(int sign)
 static void extreme_add(extreme *x, double ex, double ey)
 {
     double e2 = ex * ex + ey * ey, d;
-    if (x->sign * e2 < x->sign * x->e2 * (1 - x->sign * NEAR_EXTREME)) return;
-    if (x->sign * e2 > x->sign * x->e2 * (1 + x->sign * NEAR_EXTREME)) {
+    if (x->sign * e2 < x->sign * x->e2 * (1 - x->sign * UN_HYPOT_CLOSE)) return;
+    if (x->sign * e2 > x->sign * x->e2 * (1 + x->sign * UN_HYPOT_CLOSE)) {
         x->ex = ex; x->ey = ey; x->e2 = e2;
         x->known = 0;
         return;
@@ -213,32 +203,16 @@ static double point_chain_dist(const simp *S, int32_t r, int32_t a, int32_t b, d
     return extreme_get(&m);
 }
 
-/* ------------------------------------------------------------ slot tree
- * Boxes over ranges of slots, for the blocking tests.  Slots are numbered in
- * input order, so a range is an arc of a ring and its box stays small.  Node
- * j of level l covers slots [j << (TREE_LEAF + l), (j + 1) << (TREE_LEAF + l));
- * the root is node 0 of level tlev - 1.  Invariant: a node's box holds the
- * position of every alive slot in its range and the edge leaving it, and a
- * parent's box holds its children's.  Boxes only grow (apply() grows them
- * where edges change, so they may be loose, never wrong); talive counts the
- * alive slots of a node, and a node without any gets an empty box. */
+/* ------------------------------------------------------- blocking tests
+ * The slot tree: a box tree over the slots, item i being slot i's position
+ * and the edge leaving it (on the rings' own grid).  Slots are numbered in
+ * input order, so a range of them is an arc of a ring and its box stays
+ * small.  apply() grows the boxes where edges change and removes slots that
+ * die. */
 
-static int ibox_holds(const ibox *b, const ibox *c)
+static un_box pts_box(un_pt a, un_pt b)
 {
-    return b->lx <= c->lx && b->ly <= c->ly && b->hx >= c->hx && b->hy >= c->hy;
-}
-
-static void ibox_add(ibox *b, const ibox *c)
-{
-    if (c->lx < b->lx) b->lx = c->lx;
-    if (c->ly < b->ly) b->ly = c->ly;
-    if (c->hx > b->hx) b->hx = c->hx;
-    if (c->hy > b->hy) b->hy = c->hy;
-}
-
-static ibox ibox_of(un_pt a, un_pt b)
-{
-    ibox r;
+    un_box r;
     r.lx = a.x < b.x ? a.x : b.x;
     r.hx = a.x < b.x ? b.x : a.x;
     r.ly = a.y < b.y ? a.y : b.y;
@@ -246,125 +220,20 @@ static ibox ibox_of(un_pt a, un_pt b)
     return r;
 }
 
-static int ibox_meets(const ibox *b, const ibox *c)
+static void slot_box(const void *ctx, int32_t i, un_box *b)
 {
-    return b->lx <= c->hx && c->lx <= b->hx && b->ly <= c->hy && c->ly <= b->hy;
-}
-
-/* Level sizes of a tree over n items into off[] (off[l] is the first node
- * of level l, off[levels] the total); returns the number of levels. */
-static int32_t tree_levels(int32_t n, int32_t *off)
-{
-    int32_t l = 0, cnt = n > 0 ? ((n - 1) >> TREE_LEAF) + 1 : 1;
-    off[0] = 0;
-    for (;;) {
-        off[l + 1] = off[l] + cnt;
-        l++;
-        if (cnt == 1) return l;
-        cnt = (cnt + 1) / 2;
-    }
-}
-
-static un_status tree_build(simp *S)
-{
-    int32_t l, j, i;
-    S->tlev = tree_levels(S->nslot, S->toff);
-    S->tbox = (ibox *)malloc((size_t)S->toff[S->tlev] * sizeof *S->tbox);
-    S->talive = (int32_t *)calloc((size_t)S->toff[S->tlev], sizeof *S->talive);
-    if (!S->tbox || !S->talive) return UN_ENOMEM;
-    for (j = 0; j < S->toff[1]; j++) {
-        S->tbox[j].lx = S->tbox[j].ly = INT64_MAX;
-        S->tbox[j].hx = S->tbox[j].hy = INT64_MIN;
-    }
-    for (i = 0; i < S->nslot; i++) {
-        ibox e = ibox_of(S->p[i], S->p[S->next[i]]);
-        ibox_add(&S->tbox[i >> TREE_LEAF], &e);
-        S->talive[i >> TREE_LEAF]++;
-    }
-    for (l = 1; l < S->tlev; l++)
-        for (j = 0; j < S->toff[l + 1] - S->toff[l]; j++) {
-            int32_t c = S->toff[l - 1] + 2 * j, k = S->toff[l] + j;
-            S->tbox[k] = S->tbox[c];
-            S->talive[k] = S->talive[c];
-            if (c + 1 < S->toff[l]) {
-                ibox_add(&S->tbox[k], &S->tbox[c + 1]);
-                S->talive[k] += S->talive[c + 1];
-            }
-        }
-    return UN_OK;
-}
-
-/* The edge leaving slot i is now a-b. */
-static void tree_grow(simp *S, int32_t i, un_pt a, un_pt b)
-{
-    ibox e = ibox_of(a, b);
-    int32_t l, j = i >> TREE_LEAF;
-    for (l = 0; l < S->tlev; l++, j >>= 1) {
-        ibox *x = &S->tbox[S->toff[l] + j];
-        if (ibox_holds(x, &e)) break;   /* then so do its ancestors */
-        ibox_add(x, &e);
-    }
-}
-
-/* Slot i died: a node left without alive slots gets an empty box, which no
- * query meets (its parent's box still holds it, as before). */
-static void tree_kill(simp *S, int32_t i)
-{
-    int32_t l, j = i >> TREE_LEAF;
-    for (l = 0; l < S->tlev; l++, j >>= 1)
-        if (--S->talive[S->toff[l] + j] == 0) {
-            ibox *x = &S->tbox[S->toff[l] + j];
-            x->lx = x->ly = INT64_MAX;
-            x->hx = x->hy = INT64_MIN;
-        }
-}
-
-/* A blocking test on the alive slots [a, b) of one leaf. */
-typedef int (*leaf_fn)(const simp *S, int32_t a, int32_t b, const void *ctx);
-
-/* Does any leaf whose box meets q hold a slot that blocks (by fn)?  Finds
- * every alive slot whose position or leaving edge meets q. */
-static int tree_blocked(const simp *S, const ibox *q, leaf_fn fn, const void *ctx)
-{
-    int32_t lev[TREE_MAXLEV + 1], idx[TREE_MAXLEV + 1], sp = 0, l = S->tlev - 1;
-    /* depth first over nodes that meet q: every pop pushes at most 2, so the
-     * stack never holds more than one node per level plus one */
-    if (ibox_meets(&S->tbox[S->toff[l]], q)) {
-        lev[0] = l;
-        idx[0] = 0;
-        sp = 1;
-    }
-    while (sp > 0) {
-        int32_t j, c;
-        l = lev[--sp];
-        j = idx[sp];
-        if (l == 0) {
-            int32_t a = j << TREE_LEAF, b = a + (1 << TREE_LEAF);
-            if (fn(S, a, b < S->nslot ? b : S->nslot, ctx)) return 1;
-            continue;
-        }
-        c = S->toff[l - 1] + 2 * j;
-        if (ibox_meets(&S->tbox[c], q)) {
-            lev[sp] = l - 1;
-            idx[sp++] = 2 * j;
-        }
-        if (c + 1 < S->toff[l] && ibox_meets(&S->tbox[c + 1], q)) {
-            lev[sp] = l - 1;
-            idx[sp++] = 2 * j + 1;
-        }
-    }
-    return 0;
+    const simp *S = (const simp *)ctx;
+    *b = pts_box(S->p[i], S->p[S->next[i]]);
 }
 
 typedef struct {
     un_pt a, b, c;          /* counter-clockwise */
-    ibox box;
+    un_box box;
     const int32_t *skip;
 } tri_query;
 
-static int tri_leaf(const simp *S, int32_t i0, int32_t i1, const void *ctx)
+static int tri_leaf(const simp *S, int32_t i0, int32_t i1, const tri_query *t)
 {
-    const tri_query *t = (const tri_query *)ctx;
     int32_t i;
     for (i = i0; i < i1; i++) {
         un_pt q;
@@ -382,32 +251,30 @@ static int tri_leaf(const simp *S, int32_t i0, int32_t i1, const void *ctx)
 static int triangle_blocked(const simp *S, un_pt a, un_pt b, un_pt c, const int32_t *skip)
 {
     tri_query t;
-    ibox bc;
+    un_box bc;
+    un_boxwalk w;
+    int32_t i0, i1;
     if (un_orient(a, b, c) < 0) { un_pt x = b; b = c; c = x; }
     t.a = a; t.b = b; t.c = c;
-    t.box = ibox_of(a, b);
-    bc = ibox_of(b, c);
-    ibox_add(&t.box, &bc);
+    t.box = pts_box(a, b);
+    bc = pts_box(b, c);
+    un_box_add(&t.box, &bc);
     t.skip = skip;
-    return tree_blocked(S, &t.box, tri_leaf, &t);
+    un_boxwalk_begin(&w, &S->tree, &t.box);
+    while (un_boxwalk_next(&w, &i0, &i1))
+        if (tri_leaf(S, i0, i1, &t)) return 1;
+    return 0;
 }
 
-typedef struct {
-    un_pt a, b;
-} seg_query;
-
-static int seg_leaf(const simp *S, int32_t i0, int32_t i1, const void *ctx)
+static int seg_leaf(const simp *S, int32_t i0, int32_t i1, un_pt a, un_pt b)
 {
-    const seg_query *g = (const seg_query *)ctx;
     int32_t i;
     for (i = i0; i < i1; i++) {
         un_pt c, d;
         if (!S->alive[i]) continue;
         c = S->p[i];
         d = S->p[S->next[i]];
-        if (un_orient(g->a, g->b, c) * un_orient(g->a, g->b, d) < 0 &&
-            un_orient(c, d, g->a) * un_orient(c, d, g->b) < 0)
-            return 1;
+        if (un_orient(a, b, c) * un_orient(a, b, d) < 0 && un_orient(c, d, a) * un_orient(c, d, b) < 0) return 1;
     }
     return 0;
 }
@@ -416,11 +283,20 @@ static int seg_leaf(const simp *S, int32_t i0, int32_t i1, const void *ctx)
  * boxes that meet a-b's.) */
 static int segment_blocked(const simp *S, un_pt a, un_pt b)
 {
-    seg_query g;
-    ibox q = ibox_of(a, b);
-    g.a = a;
-    g.b = b;
-    return tree_blocked(S, &q, seg_leaf, &g);
+    un_box q = pts_box(a, b);
+    un_boxwalk w;
+    int32_t i0, i1;
+    un_boxwalk_begin(&w, &S->tree, &q);
+    while (un_boxwalk_next(&w, &i0, &i1))
+        if (seg_leaf(S, i0, i1, a, b)) return 1;
+    return 0;
+}
+
+/* The edge leaving slot i is now a-b. */
+static void edge_changed(simp *S, int32_t i, un_pt a, un_pt b)
+{
+    un_box e = pts_box(a, b);
+    un_boxtree_grow(&S->tree, i, &e);
 }
 
 /* Evaluate an operation at slot v; returns 0 when not possible now. */
@@ -521,7 +397,7 @@ static void unlink_slot(simp *S, int32_t v)
     S->next[S->prev[v]] = S->next[v];
     S->prev[S->next[v]] = S->prev[v];
     S->alive[v] = 0;
-    tree_kill(S, v);
+    un_boxtree_remove(&S->tree, v);
     if (S->head[r] == v) S->head[r] = S->next[v];
     S->count[r]--;
     S->total--;
@@ -536,7 +412,7 @@ static un_status apply(simp *S, const op *o, un_pt x)
         for (i = 0; i < n; i++) {
             int32_t nx = S->next[k];
             S->alive[k] = 0;
-            tree_kill(S, k);
+            un_boxtree_remove(&S->tree, k);
             k = nx;
         }
         S->total -= n;
@@ -548,7 +424,7 @@ static un_status apply(simp *S, const op *o, un_pt x)
         /* the new edge (u, w) covers the original chain u.oa .. w.ob */
         S->edev[u] = o->dev;
         unlink_slot(S, v);
-        tree_grow(S, u, S->p[u], S->p[w]);
+        edge_changed(S, u, S->p[u], S->p[w]);
         touch(S, u);
         touch(S, w);
         return push_ops(S, u) == UN_OK && push_ops(S, w) == UN_OK && push_ops(S, S->prev[u]) == UN_OK
@@ -561,8 +437,8 @@ static un_status apply(simp *S, const op *o, un_pt x)
         S->edev[u] = o->dev > S->edev[u] ? o->dev : S->edev[u];
         S->edev[v] = o->dev;
         unlink_slot(S, w);
-        tree_grow(S, u, S->p[u], x);
-        tree_grow(S, v, x, S->p[S->next[v]]);
+        edge_changed(S, u, S->p[u], x);
+        edge_changed(S, v, x, S->p[S->next[v]]);
         touch(S, v);
         touch(S, u);
         touch(S, S->next[v]);
@@ -686,7 +562,7 @@ static un_status measure(const un_rings *result, const un_rings *input, double *
     un_frings_init(&fr);
     un_frings_init(&fi);
     if ((s = un_grid_out(&unit, result, &fr, 0)) == UN_OK && (s = un_grid_out(&unit, input, &fi, 0)) == UN_OK)
-        *used = un_simplify_deviation(&fr, &fi);
+        s = un_simplify_deviation(&fr, &fi, used);
     un_frings_free(&fr);
     un_frings_free(&fi);
     return s;
@@ -696,7 +572,8 @@ static void simp_free(simp *S)
 {
     free(S->p); free(S->prev); free(S->next); free(S->ring); free(S->oa); free(S->ob);
     free(S->stamp); free(S->alive); free(S->edev); free(S->head); free(S->count);
-    free(S->is_hole); free(S->heap); free(S->tbox); free(S->talive);
+    free(S->is_hole); free(S->heap);
+    un_boxtree_free(&S->tree);
 }
 
 static un_status run(simp *S, const un_rings *in, const int8_t *hole, double tol, int32_t budget,
@@ -730,7 +607,7 @@ static un_status run(simp *S, const un_rings *in, const int8_t *hole, double tol
             S->alive[v] = 1;
         }
     }
-    if ((s = tree_build(S)) != UN_OK) return s;
+    if ((s = un_boxtree_build(&S->tree, n, slot_box, S)) != UN_OK) return s;
     for (i = 0; i < n && s == UN_OK; i++) s = push_ops(S, i);
     *used = 0;
     while (s == UN_OK && S->nheap > 0) {
@@ -902,460 +779,14 @@ static un_status miter_outwards(un_frings *r, double d, int32_t spare, double *m
     return s;
 }
 
-/* ---- the deviation actually used, measured -------------------------------
- * How far the result reaches beyond the input: the largest distance from a
- * point of the result to the input region (0 inside it).  Sampled at 33
- * points along every edge of the result (refined around the best one) and
- * on a grid inside it (refined by a pattern search), for the filled holes
- * and closed notches that lie inside.  Callers also keep the bookkeeping of
- * their steps and report the larger of the two.  Distances and parities come
- * from edge indexes of the input and the result, bit for bit as a scan of
- * every edge (kept below for when there is no memory for an index). */
-
-/* Brute force: 0 inside r, else the distance to r's boundary; and the
- * parity test alone.  Used when there is no memory for an index. */
-static double scan_dist(const un_frings *r, double x, double y)
-{
-    int32_t k, i;
-    int in = 0;
-    double best = HUGE_VAL;
-    for (k = 0; k < r->nrings; k++) {
-        int32_t a = r->start[k], n = r->start[k + 1] - a;
-        for (i = 0; i < n; i++) {
-            const double *p = r->xy + 2 * (a + i), *q = r->xy + 2 * (a + (i + 1) % n);
-            double dx = q[0] - p[0], dy = q[1] - p[1], l2 = dx * dx + dy * dy, t = 0, d;
-            if ((p[1] > y) != (q[1] > y) && x < p[0] + (y - p[1]) * dx / dy) in = !in;
-            if (l2 > 0) {
-                t = ((x - p[0]) * dx + (y - p[1]) * dy) / l2;
-                t = t < 0 ? 0 : t > 1 ? 1 : t;
-            }
-            d = hypot(p[0] + t * dx - x, p[1] + t * dy - y);
-            if (d < best) best = d;
-        }
-    }
-    return in ? 0 : best;
-}
-
-static int scan_inside(const un_frings *r, double x, double y)
-{
-    int32_t k, i;
-    int in = 0;
-    for (k = 0; k < r->nrings; k++) {
-        int32_t a = r->start[k], n = r->start[k + 1] - a;
-        for (i = 0; i < n; i++) {
-            const double *p = r->xy + 2 * (a + i), *q = r->xy + 2 * (a + (i + 1) % n);
-            if ((p[1] > y) != (q[1] > y) && x < p[0] + (y - p[1]) * (q[0] - p[0]) / (q[1] - p[1])) in = !in;
-        }
-    }
-    return in;
-}
-
-/* Edge index: boxes over ranges of the edges of float rings in ring order
- * (edge e runs from point e to the next point of its ring), laid out like
- * the slot tree and fixed once built.  Its queries give exactly the answers
- * of the brute force above, with the same arithmetic per edge: they only
- * skip edges that cannot change the answer, with an allowance (slack) for
- * rounding far above the few ulps it can be. */
-typedef struct { double lx, ly, hx, hy; } fbox;
-
-typedef struct {
-    const un_frings *r;
-    const double    *xy;
-    int32_t         *succ;    /* the point after point e in its ring */
-    fbox            *box;     /* NULL: no index, scan */
-    int32_t          off[TREE_MAXLEV + 1], nlev;
-    double           slack;
-} eidx;
-
-static void eidx_free(eidx *ix)
-{
-    free(ix->succ);
-    free(ix->box);
-}
-
-static void fbox_add(fbox *b, const fbox *c)
-{
-    if (c->lx < b->lx) b->lx = c->lx;
-    if (c->ly < b->ly) b->ly = c->ly;
-    if (c->hx > b->hx) b->hx = c->hx;
-    if (c->hy > b->hy) b->hy = c->hy;
-}
-
-static void eidx_leaves(eidx *ix, int32_t n)
-{
-    int32_t j, e;
-    double m = 0;
-    for (j = 0; j < ix->off[1]; j++) {
-        ix->box[j].lx = ix->box[j].ly = HUGE_VAL;
-        ix->box[j].hx = ix->box[j].hy = -HUGE_VAL;
-    }
-    for (e = 0; e < n; e++) {
-        const double *p = ix->xy + 2 * e, *q = ix->xy + 2 * ix->succ[e];
-        fbox *b = &ix->box[e >> TREE_LEAF], c;
-        c.lx = p[0] < q[0] ? p[0] : q[0];
-        c.hx = p[0] < q[0] ? q[0] : p[0];
-        c.ly = p[1] < q[1] ? p[1] : q[1];
-        c.hy = p[1] < q[1] ? q[1] : p[1];
-        fbox_add(b, &c);
-        if (fabs(p[0]) > m) m = fabs(p[0]);
-        if (fabs(p[1]) > m) m = fabs(p[1]);
-    }
-    ix->slack = 1e-9 * m;
-}
-
-static void eidx_build(eidx *ix, const un_frings *r)
-{
-    int32_t n = un_frings_npts(r), k, e, l, j;
-    memset(ix, 0, sizeof *ix);
-    ix->r = r;
-    ix->xy = r->xy;
-    ix->nlev = tree_levels(n, ix->off);
-    ix->succ = (int32_t *)malloc(((size_t)n + 1) * sizeof *ix->succ);
-    ix->box = (fbox *)malloc((size_t)ix->off[ix->nlev] * sizeof *ix->box);
-    if (!ix->succ || !ix->box) {
-        eidx_free(ix);
-        ix->succ = NULL;
-        ix->box = NULL;
-        return;
-    }
-    for (k = 0; k < r->nrings; k++)
-        for (e = r->start[k]; e < r->start[k + 1]; e++)
-            ix->succ[e] = e + 1 < r->start[k + 1] ? e + 1 : r->start[k];
-    eidx_leaves(ix, n);
-    for (l = 1; l < ix->nlev; l++)
-        for (j = 0; j < ix->off[l + 1] - ix->off[l]; j++) {
-            int32_t c = ix->off[l - 1] + 2 * j;
-            ix->box[ix->off[l] + j] = ix->box[c];
-            if (c + 1 < ix->off[l]) fbox_add(&ix->box[ix->off[l] + j], &ix->box[c + 1]);
-        }
-}
-
-/* The parity of the edges e in [e0, e1) that straddle y and whose crossing
- * with it lies right of x (left: the others that straddle y). */
-static int leaf_crossings(const eidx *ix, int32_t e0, int32_t e1, double x, double y, int left)
-{
-    int32_t e;
-    int in = 0;
-    for (e = e0; e < e1; e++) {
-        const double *p = ix->xy + 2 * e, *q = ix->xy + 2 * ix->succ[e];
-        double dx = q[0] - p[0], dy = q[1] - p[1];
-        if ((p[1] > y) != (q[1] > y) && (x < p[0] + (y - p[1]) * dx / dy) != left) in = !in;
-    }
-    return in;
-}
-
-/* The parity of the edges crossed by the ray from (x, y) to the right, as
- * the brute force counts it.  An edge counts only if it straddles y
- * (min <= y < max, decided exactly) and its crossing, as computed, lies
- * right of x: within rounding of its x range, so a box whose right side
- * lies more than slack left of x holds no such edge.  Every ring has an
- * even number of edges that straddle y, so counting those whose crossing
- * does not lie right of x gives the same parity: the ray goes to the
- * nearer side of the rings' box. */
-static int eidx_inside(const eidx *ix, double x, double y)
-{
-    int32_t lev[TREE_MAXLEV + 1], idx[TREE_MAXLEV + 1], sp = 1, n = un_frings_npts(ix->r);
-    const fbox *root;
-    int in = 0, left;
-    if (!ix->box) return scan_inside(ix->r, x, y);
-    lev[0] = ix->nlev - 1;
-    idx[0] = 0;
-    root = &ix->box[ix->off[ix->nlev - 1]];
-    left = x - root->lx < root->hx - x;
-    while (sp > 0) {
-        int32_t l = lev[--sp], j = idx[sp];
-        const fbox *b = &ix->box[ix->off[l] + j];
-        if (b->ly > y || b->hy <= y || (left ? b->lx - x : x - b->hx) > ix->slack) continue;
-        if (l == 0) {
-            int32_t e0 = j << TREE_LEAF, e1 = e0 + (1 << TREE_LEAF);
-            in ^= leaf_crossings(ix, e0, e1 < n ? e1 : n, x, y, left);
-            continue;
-        }
-        if (ix->off[l - 1] + 2 * j + 1 < ix->off[l]) {
-            lev[sp] = l - 1;
-            idx[sp++] = 2 * j + 1;
-        }
-        lev[sp] = l - 1;
-        idx[sp++] = 2 * j;
-    }
-    return in;
-}
-
-static double leaf_nearest(const eidx *ix, int32_t e0, int32_t e1, double x, double y, double best)
-{
-    int32_t e;
-    for (e = e0; e < e1; e++) {
-        const double *p = ix->xy + 2 * e, *q = ix->xy + 2 * ix->succ[e];
-        double dx = q[0] - p[0], dy = q[1] - p[1], l2 = dx * dx + dy * dy, t = 0, ex, ey, d;
-        if (l2 > 0) {
-            t = ((x - p[0]) * dx + (y - p[1]) * dy) / l2;
-            t = t < 0 ? 0 : t > 1 ? 1 : t;
-        }
-        ex = p[0] + t * dx - x;
-        ey = p[1] + t * dy - y;
-        /* hypot only near or below best (see NEAR_EXTREME), while the
-         * squares neither overflow nor underflow */
-        if (best > 1e-150 && best < 1e150 && ex * ex + ey * ey >= best * best * (1 + NEAR_EXTREME)) continue;
-        d = hypot(ex, ey);
-        if (d < best) best = d;
-    }
-    return best;
-}
-
-/* The square of the distance from (x, y) to box b, within rounding. */
-static double fbox_dist2(const fbox *b, double x, double y)
-{
-    double dx = b->lx - x > x - b->hx ? b->lx - x : x - b->hx, dy = b->ly - y > y - b->hy ? b->ly - y : y - b->hy;
-    dx = dx > 0 ? dx : 0;
-    dy = dy > 0 ? dy : 0;
-    return dx * dx + dy * dy;
-}
-
-/* The smallest distance from (x, y) to an edge, as the brute force computes
- * it.  The computed distance to an edge is at least its box's, less a
- * rounding error far below s: boxes farther than best + s are skipped
- * (compared by squares, whose rounding s covers as well, unless they
- * underflow; an infinite best skips nothing). */
-static double eidx_nearest(const eidx *ix, double x, double y)
-{
-    int32_t lev[TREE_MAXLEV + 1], idx[TREE_MAXLEV + 1], sp = 1, n = un_frings_npts(ix->r);
-    double lb[TREE_MAXLEV + 1], best = HUGE_VAL, s = ix->slack + 1e-9 * (fabs(x) + fabs(y));
-    lev[0] = ix->nlev - 1;
-    idx[0] = 0;
-    lb[0] = 0;
-    /* depth first, nearer child first; every pop pushes at most 2, so the
-     * stack holds at most one node per level plus one */
-    while (sp > 0) {
-        int32_t l = lev[--sp], j = idx[sp], c;
-        double d0, d1;
-        if (best + s > 1e-150 && lb[sp] > (best + s) * (best + s)) continue;
-        if (l == 0) {
-            int32_t e0 = j << TREE_LEAF, e1 = e0 + (1 << TREE_LEAF);
-            best = leaf_nearest(ix, e0, e1 < n ? e1 : n, x, y, best);
-            continue;
-        }
-        c = ix->off[l - 1] + 2 * j;
-        d0 = fbox_dist2(&ix->box[c], x, y);
-        if (c + 1 < ix->off[l]) {
-            d1 = fbox_dist2(&ix->box[c + 1], x, y);
-            lev[sp] = l - 1;
-            idx[sp] = 2 * j + (d1 < d0 ? 0 : 1);
-            lb[sp++] = d1 < d0 ? d0 : d1;
-            lev[sp] = l - 1;
-            idx[sp] = 2 * j + (d1 < d0 ? 1 : 0);
-            lb[sp++] = d1 < d0 ? d1 : d0;
-        } else {
-            lev[sp] = l - 1;
-            idx[sp] = 2 * j;
-            lb[sp++] = d0;
-        }
-    }
-    return best;
-}
-
-/* 0 inside the indexed region, else the distance to its boundary. */
-static double dist_to_region(const eidx *ix, double x, double y)
-{
-    if (!ix->box) return scan_dist(ix->r, x, y);
-    return eidx_inside(ix, x, y) ? 0 : eidx_nearest(ix, x, y);
-}
-
-/* The sign of the orientation of c relative to a->b when the rounding
- * cannot have changed it (the first error bound of Shewchuk's orient2d),
- * else 0. */
-static int orient_sure(const double *a, const double *b, const double *c)
-{
-    double l = (b[0] - a[0]) * (c[1] - a[1]), r = (b[1] - a[1]) * (c[0] - a[0]), det = l - r;
-    double bound = 3.3306690738754716e-16 * (fabs(l) + fabs(r));
-    if (fabs(l) + fabs(r) < 1e-280) return 0;   /* underflow: unsure */
-    return det > bound ? 1 : det < -bound ? -1 : 0;
-}
-
-/* Does segment a-b properly cross segment c-d: 1 surely, 0 surely not, -1
- * too close to call. */
-static int cross_sure(const double *a, const double *b, const double *c, const double *d)
-{
-    int o1 = orient_sure(a, b, c), o2 = orient_sure(a, b, d), o3 = orient_sure(c, d, a), o4 = orient_sure(c, d, b);
-    if ((o1 && o1 == o2) || (o3 && o3 == o4)) return 0;
-    return o1 && o2 && o3 && o4 ? 1 : -1;
-}
-
-static int leaf_seg_parity(const eidx *ix, int32_t e0, int32_t e1, const double *a, const double *b)
-{
-    int32_t e;
-    int in = 0;
-    for (e = e0; e < e1; e++) {
-        const double *c = ix->xy + 2 * e, *d = ix->xy + 2 * ix->succ[e];
-        int k;
-        if ((c[0] < a[0] && c[0] < b[0] && d[0] < a[0] && d[0] < b[0]) ||
-            (c[0] > a[0] && c[0] > b[0] && d[0] > a[0] && d[0] > b[0]) ||
-            (c[1] < a[1] && c[1] < b[1] && d[1] < a[1] && d[1] < b[1]) ||
-            (c[1] > a[1] && c[1] > b[1] && d[1] > a[1] && d[1] > b[1]))
-            continue;   /* boxes apart */
-        if ((k = cross_sure(a, b, c, d)) < 0) return -1;
-        in ^= k;
-    }
-    return in;
-}
-
-/* The parity of the edges that properly cross segment a-b, or -1 when an
- * edge comes too close to it to call. */
-static int eidx_seg_parity(const eidx *ix, const double *a, const double *b)
-{
-    int32_t lev[TREE_MAXLEV + 1], idx[TREE_MAXLEV + 1], sp = 1, n = un_frings_npts(ix->r);
-    double lx = a[0] < b[0] ? a[0] : b[0], hx = a[0] < b[0] ? b[0] : a[0];
-    double ly = a[1] < b[1] ? a[1] : b[1], hy = a[1] < b[1] ? b[1] : a[1];
-    int in = 0;
-    if (a[0] == b[0] && a[1] == b[1]) return 0;
-    lev[0] = ix->nlev - 1;
-    idx[0] = 0;
-    while (sp > 0) {
-        int32_t l = lev[--sp], j = idx[sp];
-        const fbox *bx = &ix->box[ix->off[l] + j];
-        if (bx->lx > hx || bx->hx < lx || bx->ly > hy || bx->hy < ly) continue;
-        if (l == 0) {
-            int32_t e0 = j << TREE_LEAF, e1 = e0 + (1 << TREE_LEAF), k;
-            if ((k = leaf_seg_parity(ix, e0, e1 < n ? e1 : n, a, b)) < 0) return -1;
-            in ^= k;
-            continue;
-        }
-        if (ix->off[l - 1] + 2 * j + 1 < ix->off[l]) {
-            lev[sp] = l - 1;
-            idx[sp++] = 2 * j + 1;
-        }
-        lev[sp] = l - 1;
-        idx[sp++] = 2 * j;
-    }
-    return in;
-}
-
-/* dist_to_region for points visited one after another along the result's
- * edges, which mostly lie outside the input and cross its boundary seldom,
- * while a ray from them may cross it very often (think of a comb).  A
- * point farther than the rounding allowance s from every edge has the
- * parity of exact arithmetic, and the ray of the brute force gets it right
- * too (the crossing it computes for an edge lies about as far from the
- * point as the edge); so its parity is that of the last such point (ref)
- * and of the edges that cross the segment between them.  Near an edge, or
- * when a crossing is too close to call, the ray decides. */
-typedef struct {
-    const eidx *ix;
-    double      ref[2];
-    int         in, valid;
-} walker;
-
-static double dist_walk(walker *w, double x, double y)
-{
-    const eidx *ix = w->ix;
-    double d, p[2];
-    int in;
-    if (!ix->box) return scan_dist(ix->r, x, y);
-    d = eidx_nearest(ix, x, y);
-    if (!(d > ix->slack + 1e-9 * (fabs(x) + fabs(y)))) return eidx_inside(ix, x, y) ? 0 : d;
-    p[0] = x;
-    p[1] = y;
-    in = w->valid ? eidx_seg_parity(ix, w->ref, p) : -1;
-    in = in < 0 ? eidx_inside(ix, x, y) : in ^ w->in;
-    w->ref[0] = x;
-    w->ref[1] = y;
-    w->in = in;
-    w->valid = 1;
-    return in ? 0 : d;
-}
-
-/* The farthest point from the input may lie inside the result (a filled
- * hole, a closed notch): a 48 x 48 grid over the result, then a pattern
- * search from the best grid point, staying inside the result. */
-static double interior_max(const eidx *result, const eidx *input, double best)
-{
-    double lo[2] = {HUGE_VAL, HUGE_VAL}, hi[2] = {-HUGE_VAL, -HUGE_VAL}, bx = 0, by = 0, fb = -1, step;
-    int32_t i, j;
-    un_frings_bbox(result->r, lo, hi);
-    for (i = 0; i < 48; i++)
-        for (j = 0; j < 48; j++) {
-            double x = lo[0] + (i + 0.5) * (hi[0] - lo[0]) / 48, y = lo[1] + (j + 0.5) * (hi[1] - lo[1]) / 48, f;
-            if (!eidx_inside(result, x, y)) continue;
-            f = dist_to_region(input, x, y);
-            if (f > fb) { fb = f; bx = x; by = y; }
-        }
-    if (fb <= 0) return best;
-    step = 0.5 * ((hi[0] - lo[0]) + (hi[1] - lo[1])) / 48;
-    for (i = 0; i < 60 && step > 0; i++) {
-        static const double dir[8][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}, {1, 1}, {1, -1}, {-1, 1}, {-1, -1}};
-        int moved = 0;
-        for (j = 0; j < 8; j++) {
-            double x = bx + step * dir[j][0], y = by + step * dir[j][1], f;
-            if (!eidx_inside(result, x, y)) continue;
-            f = dist_to_region(input, x, y);
-            if (f > fb) { fb = f; bx = x; by = y; moved = 1; }
-        }
-        if (!moved) step *= 0.5;
-    }
-    return fb > best ? fb : best;
-}
-
-static double edge_dist(walker *input, const double *p, const double *q, double t)
-{
-    return dist_walk(input, p[0] + t * (q[0] - p[0]), p[1] + t * (q[1] - p[1]));
-}
-
-static double edges_max(const un_frings *result, walker *input)
-{
-    const double g = 0.6180339887498949;
-    double best = 0;
-    int32_t r, i, j, k;
-    for (r = 0; r < result->nrings; r++) {
-        int32_t s0 = result->start[r], n = result->start[r + 1] - s0;
-        for (i = 0; i < n; i++) {
-            const double *p = result->xy + 2 * (s0 + i), *q = result->xy + 2 * (s0 + (i + 1) % n);
-            double f[33], a, b, x1, x2, f1, f2;
-            int32_t top = 0;
-            for (j = 0; j <= 32; j++) {
-                f[j] = edge_dist(input, p, q, (double)j / 32);
-                if (f[j] > f[top]) top = j;
-            }
-            if (f[top] > best) best = f[top];
-            /* refine the best sample's neighbourhood by golden section */
-            a = (top > 0 ? top - 1 : 0) / 32.0;
-            b = (top < 32 ? top + 1 : 32) / 32.0;
-            x1 = b - g * (b - a); x2 = a + g * (b - a);
-            f1 = edge_dist(input, p, q, x1); f2 = edge_dist(input, p, q, x2);
-            for (k = 0; k < 40; k++) {
-                if (f1 > f2) { b = x2; x2 = x1; f2 = f1; x1 = b - g * (b - a); f1 = edge_dist(input, p, q, x1); }
-                else { a = x1; x1 = x2; f1 = f2; x2 = a + g * (b - a); f2 = edge_dist(input, p, q, x2); }
-            }
-            if (f1 > best) best = f1;
-            if (f2 > best) best = f2;
-        }
-    }
-    return best;
-}
-
-double un_simplify_deviation(const un_frings *result, const un_frings *input)
-{
-    eidx ir, ii;
-    walker w;
-    double d;
-    eidx_build(&ir, result);
-    eidx_build(&ii, input);
-    w.ix = &ii;
-    w.valid = 0;
-    d = interior_max(&ir, &ii, edges_max(result, &w));
-    eidx_free(&ir);
-    eidx_free(&ii);
-    return d;
-}
-
 un_status un_geom_simplify(const un_frings *in, double tolerance, int32_t max_vertices, un_frings *out,
                            double *used)
 {
-    double ops;
+    double ops, measured;
     un_status s = un_simplify_pieces(in, tolerance, max_vertices, INT32_MAX, 0, out, &ops);
-    if (s == UN_OK) {
-        /* the bookkeeping of the steps, or the measure, whichever is larger */
-        double measured = un_simplify_deviation(out, in);
-        *used = ops > measured ? ops : measured;
-    }
+    if (s == UN_OK && (s = un_simplify_deviation(out, in, &measured)) != UN_OK) un_frings_free(out);
+    /* the bookkeeping of the steps, or the measure, whichever is larger */
+    if (s == UN_OK) *used = ops > measured ? ops : measured;
     return s;
 }
 

@@ -161,62 +161,93 @@ un_status un_geom_overlaps(const un_frings *a, const un_frings *b, double margin
 
 /* ----------------------------------------------------------- whole layouts */
 
+/* Polygons on one grid, with their bounding boxes, in the order of their
+ * boxes' left sides: a sweep over x meets every pair whose boxes meet. */
 typedef struct {
     double lo[2], hi[2];
 } fbox;
 
-static int cmp_box_x(int32_t a, int32_t b, const void *ctx)
+typedef struct {
+    un_grid   g;
+    un_rings *q;     /* on the grid */
+    fbox     *bx;
+    int32_t  *ord;
+    int32_t   n;
+} sweep;
+
+static int cmp_left(int32_t a, int32_t b, const void *ctx)
 {
     const fbox *bx = (const fbox *)ctx;
     if (bx[a].lo[0] != bx[b].lo[0]) return bx[a].lo[0] < bx[b].lo[0] ? -1 : 1;
     return a < b ? -1 : (a > b);
 }
 
+static void sweep_free(sweep *w)
+{
+    int32_t i;
+    for (i = 0; w->q && i < w->n; i++) un_rings_free(w->q + i);
+    free(w->q); free(w->bx); free(w->ord);
+}
+
+/* The grid fits the polygons and the box lo..hi (empty: lo = +inf,
+ * hi = -inf). */
+static un_status sweep_build(sweep *w, const un_frings *polys, int32_t n, double lo[2], double hi[2])
+{
+    int32_t i, *tmp;
+    un_status s = UN_OK;
+    memset(w, 0, sizeof *w);
+    for (i = 0; i < n && s == UN_OK; i++) s = un_frings_bbox(polys + i, lo, hi);
+    if (s != UN_OK || (s = un_grid_fit(&w->g, lo[0], lo[1], hi[0], hi[1], 0)) != UN_OK) return s;
+    w->n = n;
+    w->q = (un_rings *)calloc((size_t)n + 1, sizeof *w->q);
+    w->bx = (fbox *)malloc(((size_t)n + 1) * sizeof *w->bx);
+    w->ord = (int32_t *)malloc(((size_t)n + 1) * sizeof *w->ord);
+    tmp = (int32_t *)malloc(((size_t)n + 1) * sizeof *tmp);
+    if (!w->q || !w->bx || !w->ord || !tmp) s = UN_ENOMEM;
+    for (i = 0; i < n && s == UN_OK; i++) {
+        w->bx[i].lo[0] = w->bx[i].lo[1] = HUGE_VAL;
+        w->bx[i].hi[0] = w->bx[i].hi[1] = -HUGE_VAL;
+        un_frings_bbox(polys + i, w->bx[i].lo, w->bx[i].hi);
+        s = un_grid_in(&w->g, polys + i, w->q + i);
+        w->ord[i] = i;
+    }
+    if (s == UN_OK) un_sort_idx(w->ord, n, cmp_left, w->bx, tmp);
+    free(tmp);
+    if (s != UN_OK) sweep_free(w);
+    return s;
+}
+
 un_status un_validate_layout(const un_frings *polys, int32_t n, int32_t nfixed, double margin,
                              const double box[4], int32_t *bad_a, int32_t *bad_b)
 {
-    double lo[2], hi[2], reach;
-    un_grid g;
-    un_rings *q = NULL;
-    fbox *bx = NULL;
-    int32_t *ord = NULL, *tmp = NULL, i, j;
-    un_status s = UN_OK;
+    double lo[2], hi[2], reach, tol;
+    sweep w;
+    int32_t i, j;
+    un_status s;
     *bad_a = *bad_b = -1;
     lo[0] = box[0]; lo[1] = box[1]; hi[0] = box[2]; hi[1] = box[3];
-    for (i = 0; i < n && s == UN_OK; i++) s = un_frings_bbox(polys + i, lo, hi);
-    if (s != UN_OK) return s;
-    if ((s = un_grid_fit(&g, lo[0], lo[1], hi[0], hi[1], 0)) != UN_OK) return s;
-    q = (un_rings *)calloc((size_t)n + 1, sizeof *q);
-    bx = (fbox *)malloc(((size_t)n + 1) * sizeof *bx);
-    ord = (int32_t *)malloc(((size_t)n + 1) * sizeof *ord);
-    tmp = (int32_t *)malloc(((size_t)n + 1) * sizeof *tmp);
-    if (!q || !bx || !ord || !tmp) { s = UN_ENOMEM; goto done; }
+    if ((s = sweep_build(&w, polys, n, lo, hi)) != UN_OK) return s;
     /* every movable island inside the target, within two grid steps */
-    for (i = 0; i < n; i++) {
-        bx[i].lo[0] = bx[i].lo[1] = HUGE_VAL;
-        bx[i].hi[0] = bx[i].hi[1] = -HUGE_VAL;
-        un_frings_bbox(polys + i, bx[i].lo, bx[i].hi);
-        if (i < n - nfixed && (bx[i].lo[0] < box[0] - 2 * g.step || bx[i].lo[1] < box[1] - 2 * g.step ||
-                               bx[i].hi[0] > box[2] + 2 * g.step || bx[i].hi[1] > box[3] + 2 * g.step)) {
+    tol = 2 * w.g.step;
+    for (i = 0; i < n - nfixed; i++) {
+        const fbox *b = w.bx + i;
+        if (b->lo[0] < box[0] - tol || b->lo[1] < box[1] - tol || b->hi[0] > box[2] + tol || b->hi[1] > box[3] + tol) {
             *bad_a = i;
             goto done;
         }
-        if ((s = un_grid_in(&g, polys + i, q + i)) != UN_OK) goto done;
-        ord[i] = i;
     }
-    /* pairs whose boxes come within the margin: sweep over x */
-    un_sort_idx(ord, n, cmp_box_x, bx, tmp);
-    reach = margin + 2 * g.step;
+    /* pairs whose boxes come within the margin */
+    reach = margin + tol;
     for (i = 0; i < n; i++) {
-        int32_t a = ord[i];
+        int32_t a = w.ord[i];
         for (j = i + 1; j < n; j++) {
-            int32_t b = ord[j];
+            int32_t b = w.ord[j];
             int over;
             double d;
-            if (bx[b].lo[0] > bx[a].hi[0] + reach) break;
+            if (w.bx[b].lo[0] > w.bx[a].hi[0] + reach) break;
             if (a >= n - nfixed && b >= n - nfixed) continue; /* fixed pairs are given */
-            if (bx[b].lo[1] > bx[a].hi[1] + reach || bx[a].lo[1] > bx[b].hi[1] + reach) continue;
-            if ((s = un_pair_check(q + a, q + b, margin / g.step, reach / g.step, &over, &d)) != UN_OK)
+            if (w.bx[b].lo[1] > w.bx[a].hi[1] + reach || w.bx[a].lo[1] > w.bx[b].hi[1] + reach) continue;
+            if ((s = un_pair_check(w.q + a, w.q + b, margin / w.g.step, reach / w.g.step, &over, &d)) != UN_OK)
                 goto done;
             if (over) {
                 *bad_a = a < b ? a : b;
@@ -226,47 +257,28 @@ un_status un_validate_layout(const un_frings *polys, int32_t n, int32_t nfixed, 
         }
     }
 done:
-    for (i = 0; q && i < n; i++) un_rings_free(q + i);
-    free(q); free(bx); free(ord); free(tmp);
+    sweep_free(&w);
     return s;
 }
 
 un_status un_overlap_groups(const un_frings *polys, int32_t n, int32_t *label)
 {
     double lo[2] = {HUGE_VAL, HUGE_VAL}, hi[2] = {-HUGE_VAL, -HUGE_VAL};
-    un_grid g;
-    un_rings *q = NULL;
-    fbox *bx = NULL;
-    int32_t *ord = NULL, *tmp = NULL, *pa = NULL, *pb = NULL, i, j, np = 0, capa = 0, capb = 0, nc;
-    un_status s = UN_OK;
-    for (i = 0; i < n && s == UN_OK; i++) s = un_frings_bbox(polys + i, lo, hi);
-    if (s != UN_OK) return s;
-    if ((s = un_grid_fit(&g, lo[0], lo[1], hi[0], hi[1], 0)) != UN_OK) return s;
-    q = (un_rings *)calloc((size_t)n + 1, sizeof *q);
-    bx = (fbox *)malloc(((size_t)n + 1) * sizeof *bx);
-    ord = (int32_t *)malloc(((size_t)n + 1) * sizeof *ord);
-    tmp = (int32_t *)malloc(((size_t)n + 1) * sizeof *tmp);
-    if (!q || !bx || !ord || !tmp) { s = UN_ENOMEM; goto done; }
-    for (i = 0; i < n && s == UN_OK; i++) {
-        bx[i].lo[0] = bx[i].lo[1] = HUGE_VAL;
-        bx[i].hi[0] = bx[i].hi[1] = -HUGE_VAL;
-        un_frings_bbox(polys + i, bx[i].lo, bx[i].hi);
-        s = un_grid_in(&g, polys + i, q + i);
-        ord[i] = i;
-    }
-    if (s != UN_OK) goto done;
-    un_sort_idx(ord, n, cmp_box_x, bx, tmp);
+    sweep w;
+    int32_t *pa = NULL, *pb = NULL, i, j, np = 0, capa = 0, capb = 0, nc;
+    un_status s;
+    if ((s = sweep_build(&w, polys, n, lo, hi)) != UN_OK) return s;
     for (i = 0; i < n; i++) {
-        int32_t a = ord[i];
-        if (q[a].nrings == 0) continue;
+        int32_t a = w.ord[i];
+        if (w.q[a].nrings == 0) continue;
         for (j = i + 1; j < n; j++) {
-            int32_t b = ord[j];
+            int32_t b = w.ord[j];
             int over;
             double d;
             /* interiors meet only if the boxes overlap with positive area */
-            if (bx[b].lo[0] >= bx[a].hi[0]) break;
-            if (q[b].nrings == 0 || bx[b].lo[1] >= bx[a].hi[1] || bx[a].lo[1] >= bx[b].hi[1]) continue;
-            if ((s = un_pair_check(q + a, q + b, 0, 0, &over, &d)) != UN_OK) goto done;
+            if (w.bx[b].lo[0] >= w.bx[a].hi[0]) break;
+            if (w.q[b].nrings == 0 || w.bx[b].lo[1] >= w.bx[a].hi[1] || w.bx[a].lo[1] >= w.bx[b].hi[1]) continue;
+            if ((s = un_pair_check(w.q + a, w.q + b, 0, 0, &over, &d)) != UN_OK) goto done;
             if (!over) continue;
             if ((s = UN_RESERVE(pa, capa, (int64_t)np + 1)) != UN_OK) goto done;
             if ((s = UN_RESERVE(pb, capb, (int64_t)np + 1)) != UN_OK) goto done;
@@ -276,7 +288,7 @@ un_status un_overlap_groups(const un_frings *polys, int32_t n, int32_t *label)
     }
     s = un_components(n, pa, pb, np, label, &nc);
 done:
-    for (i = 0; q && i < n; i++) un_rings_free(q + i);
-    free(q); free(bx); free(ord); free(tmp); free(pa); free(pb);
+    sweep_free(&w);
+    free(pa); free(pb);
     return s;
 }

@@ -1,71 +1,69 @@
 /*
- * test_oom.c - allocation failure everywhere.
+ * test_oom.c - allocation failure everywhere in the geometry functions.
  *
- * Linked with -Wl,--wrap=malloc,--wrap=realloc,--wrap=calloc,--wrap=free:
- * every allocation made by the library goes through the wrappers below,
- * which count live blocks and can fail the k-th allocation.  For each
- * scenario the allocations of a clean run are counted (N), then the
- * scenario is repeated with allocation k failing, for k = 1 .. N.  Every
- * call must then return UN_ENOMEM (or succeed with the same result as the
- * clean run), leave its outputs empty on failure, never crash, and leave
- * no block allocated once the outputs are freed.
+ * Every allocation of each call below fails in turn (see oom.h): the call
+ * must then return UN_ENOMEM (or succeed with the same result as the clean
+ * run), leave its outputs empty on failure, never crash, and leave no block
+ * allocated once the outputs are freed.
  */
-#include "tu.h"
+#include "oom.h"
 
-void *__real_malloc(size_t n);
-void *__real_realloc(void *p, size_t n);
-void *__real_calloc(size_t n, size_t m);
-void __real_free(void *p);
+/* ------------------------------------------------------------- inputs */
 
-static long oom_count = 0;   /* allocations attempted so far */
-static long oom_fail_at = 0; /* fail this one (1-based); 0: never */
-static long oom_live = 0;    /* blocks currently allocated */
-
-static int oom_should_fail(void)
-{
-    oom_count++;
-    return oom_fail_at && oom_count == oom_fail_at;
-}
-
-void *__wrap_malloc(size_t n)
-{
-    void *p;
-    if (oom_should_fail()) return NULL;
-    p = __real_malloc(n);
-    if (p) oom_live++;
-    return p;
-}
-
-void *__wrap_calloc(size_t n, size_t m)
-{
-    void *p;
-    if (oom_should_fail()) return NULL;
-    p = __real_calloc(n, m);
-    if (p) oom_live++;
-    return p;
-}
-
-void *__wrap_realloc(void *old, size_t n)
-{
-    void *p;
-    if (oom_should_fail()) return NULL;
-    p = __real_realloc(old, n);
-    if (p && !old) oom_live++;
-    return p;
-}
-
-void __wrap_free(void *p)
-{
-    if (p) oom_live--;
-    __real_free(p);
-}
-
-/* ------------------------------------------------------------ scenarios */
-
+/* The inputs of a scenario, built before it runs (unarmed). */
 typedef struct {
-    un_status status;
-    double sig[4]; /* a summary of the result, to compare with the clean run */
-} result;
+    un_frings a, b;          /* nfp, overlaps: the pair; ifp, cfr: container, piece; simplify: a */
+    un_frings placed[3];     /* cfr */
+    int32_t   nplaced;
+    double    margin;        /* cfr, overlaps */
+} inputs;
+
+static void inputs_init(inputs *in)
+{
+    int32_t i;
+    memset(in, 0, sizeof *in);
+    un_frings_init(&in->a);
+    un_frings_init(&in->b);
+    for (i = 0; i < 3; i++) un_frings_init(in->placed + i);
+}
+
+static void inputs_free(inputs *in)
+{
+    int32_t i;
+    un_frings_free(&in->a);
+    un_frings_free(&in->b);
+    for (i = 0; i < 3; i++) un_frings_free(in->placed + i);
+}
+
+static void add_ring(un_frings *r, const double *xy, int32_t n)
+{
+    if (un_frings_add(r, xy, n) != UN_OK) abort();
+}
+
+static void donut(un_frings *r, double x, double y)
+{
+    double o[8], h[8];
+    o[0] = x; o[1] = y; o[2] = x + 3; o[3] = y; o[4] = x + 3; o[5] = y + 3; o[6] = x; o[7] = y + 3;
+    h[0] = x + 1; h[1] = y + 1; h[2] = x + 1; h[3] = y + 2; h[4] = x + 2; h[5] = y + 2; h[6] = x + 2; h[7] = y + 1;
+    add_ring(r, o, 4);
+    add_ring(r, h, 4);
+}
+
+/* A wavy 40-point ring around a square hole (nesting decides). */
+static void wavy_with_hole(un_frings *r)
+{
+    double xy[2 * 40];
+    int i;
+    for (i = 0; i < 40; i++) {
+        double t = 6.283185307179586 * i / 40, rr = 1 + 0.4 * (i % 3 == 0) - 0.3 * (i % 5 == 0);
+        xy[2 * i] = rr * cos(t);
+        xy[2 * i + 1] = rr * sin(t);
+    }
+    add_ring(r, xy, 40);
+    tu_fbox(r, -0.2, -0.2, 0.2, 0.2);
+}
+
+/* ------------------------------------------------------------ results */
 
 static void sig_frings(const un_frings *f, double *sig)
 {
@@ -76,238 +74,171 @@ static void sig_frings(const un_frings *f, double *sig)
     for (i = 0; i < 2 * un_frings_npts(f); i++) sig[2] += f->xy[i] * (1 + i % 7);
 }
 
-static void donut(un_frings *r, double x, double y)
+/* The result of a call that filled out (which must be empty if it failed);
+ * frees out. */
+static oom_result rings_result(un_status s, un_frings *out)
 {
-    double o[8], h[8];
-    o[0] = x; o[1] = y; o[2] = x + 3; o[3] = y; o[4] = x + 3; o[5] = y + 3; o[6] = x; o[7] = y + 3;
-    h[0] = x + 1; h[1] = y + 1; h[2] = x + 1; h[3] = y + 2; h[4] = x + 2; h[5] = y + 2; h[6] = x + 2; h[7] = y + 1;
-    if (un_frings_add(r, o, 4) != UN_OK || un_frings_add(r, h, 4) != UN_OK) abort();
+    oom_result res;
+    memset(&res, 0, sizeof res);
+    res.status = s;
+    if (s != UN_OK) CHECK_EQ(out->nrings, 0);
+    sig_frings(out, res.sig);
+    un_frings_free(out);
+    return res;
 }
 
-#define SCENARIO_BEGIN(name)                 \
-    static result name(long fail_at)         \
-    {                                        \
-        result res;                          \
-        long saved;                          \
-        memset(&res, 0, sizeof res);         \
-        saved = fail_at;                     \
-        oom_fail_at = 0;
-#define ARM() do { oom_count = 0; oom_fail_at = saved; } while (0)
-#define DISARM() do { oom_fail_at = 0; } while (0)
-#define SCENARIO_END return res; }
+static oom_result regions_result(un_status s, un_fregions *out)
+{
+    oom_result res;
+    if (s != UN_OK) CHECK_EQ(out->nregions, 0);
+    res = rings_result(s, &out->rings);
+    res.sig[3] = out->nregions;
+    un_fregions_free(out);
+    return res;
+}
 
-SCENARIO_BEGIN(run_nfp)
-    un_frings a, b, out;
-    const double L[] = {0, 0, 2, 0, 2, 1, 1, 1, 1, 2, 0, 2};
-    un_frings_init(&a); un_frings_init(&b); un_frings_init(&out);
-    donut(&a, 0, 0);
-    if (un_frings_add(&b, L, 6) != UN_OK) abort();
+/* ------------------------------------------------------------ scenarios */
+
+static oom_result run_nfp(long fail_at, const void *ctx)
+{
+    const inputs *in = (const inputs *)ctx;
+    un_frings out;
+    un_status s;
+    un_frings_init(&out);
     ARM();
-    res.status = un_geom_nfp(&a, &b, &out);
+    s = un_geom_nfp(&in->a, &in->b, &out);
     DISARM();
-    if (res.status != UN_OK) CHECK_EQ(out.nrings, 0);
-    sig_frings(&out, res.sig);
-    un_frings_free(&a); un_frings_free(&b); un_frings_free(&out);
-SCENARIO_END
+    return rings_result(s, &out);
+}
 
-SCENARIO_BEGIN(run_nfp_exact_fit)
-    un_frings a, b, out;
-    un_frings_init(&a); un_frings_init(&b); un_frings_init(&out);
-    donut(&a, 0, 0);
-    tu_fbox(&b, 0, 0, 1, 1);
-    ARM();
-    res.status = un_geom_nfp(&a, &b, &out);
-    DISARM();
-    if (res.status != UN_OK) CHECK_EQ(out.nrings, 0);
-    sig_frings(&out, res.sig);
-    un_frings_free(&a); un_frings_free(&b); un_frings_free(&out);
-SCENARIO_END
-
-SCENARIO_BEGIN(run_outline)
+static oom_result run_outline(long fail_at, const void *ctx)
+{
     const double uv[] = {0, 0, 1, 0, 2, 0, 3, 0, 0, 1, 1, 1, 2, 1, 3, 1, 0, 2, 1, 2, 2, 2, 3, 2, 0.5, 0.5, 2.5, 1.5, 1.5, 0};
     const int32_t fi[] = {0, 1, 5, 4, 1, 2, 6, 5, 2, 3, 7, 6, 4, 5, 9, 8, 6, 7, 11, 10, 12, 13, 8, 14, 3, 11};
     const int32_t fs[] = {0, 4, 8, 12, 16, 20, 23, 26};
     un_frings out;
+    un_status s;
+    (void)ctx;
     un_frings_init(&out);
     ARM();
-    res.status = un_geom_outline(uv, 15, fs, 7, fi, &out);
+    s = un_geom_outline(uv, 15, fs, 7, fi, &out);
     DISARM();
-    if (res.status != UN_OK) CHECK_EQ(out.nrings, 0);
-    sig_frings(&out, res.sig);
-    un_frings_free(&out);
-SCENARIO_END
-
-SCENARIO_BEGIN(run_simplify)
-    un_frings in, out;
-    double used = 0, xy[2 * 40];
-    int i;
-    un_frings_init(&in); un_frings_init(&out);
-    for (i = 0; i < 40; i++) {
-        double t = 6.283185307179586 * i / 40, r = 1 + 0.4 * (i % 3 == 0) - 0.3 * (i % 5 == 0);
-        xy[2 * i] = r * cos(t);
-        xy[2 * i + 1] = r * sin(t);
-    }
-    if (un_frings_add(&in, xy, 40) != UN_OK) abort();
-    tu_fbox(&in, -0.2, -0.2, 0.2, 0.2);  /* a hole (nesting decides) */
-    ARM();
-    res.status = un_geom_simplify(&in, 0.05, 10, &out, &used);
-    DISARM();
-    if (res.status != UN_OK) CHECK_EQ(out.nrings, 0);
-    sig_frings(&out, res.sig);
-    res.sig[3] = used;
-    un_frings_free(&in); un_frings_free(&out);
-SCENARIO_END
-
-SCENARIO_BEGIN(run_ifp_polygon)
-    un_frings c, p;
-    un_fregions out;
-    const double L[] = {0, 0, 4, 0, 4, 1, 1, 1, 1, 4, 0, 4};
-    un_frings_init(&c); un_frings_init(&p);
-    if (un_frings_add(&c, L, 6) != UN_OK) abort();
-    tu_fbox(&p, 0, 0, 0.5, 0.5);
-    memset(&out, 0, sizeof out);
-    ARM();
-    res.status = un_geom_ifp(&c, &p, &out);
-    DISARM();
-    if (res.status != UN_OK) CHECK_EQ(out.nregions, 0);
-    sig_frings(&out.rings, res.sig);
-    res.sig[3] = out.nregions;
-    un_fregions_free(&out);
-    un_frings_free(&c); un_frings_free(&p);
-SCENARIO_END
-
-SCENARIO_BEGIN(run_cfr)
-    un_frings c, p, pl[3];
-    un_fregions out;
-    double pt[2];
-    un_frings_init(&c); un_frings_init(&p);
-    un_frings_init(pl); un_frings_init(pl + 1); un_frings_init(pl + 2);
-    tu_fbox(&c, 0, 0, 6, 5);
-    donut(pl, 0, 0);
-    tu_fbox(pl + 1, 4, 0, 5, 1);
-    tu_fbox(pl + 2, 3.5, 3, 6, 5);
-    tu_fbox(&p, 0, 0, 1, 1);
-    memset(&out, 0, sizeof out);
-    ARM();
-    res.status = un_geom_cfr(&c, pl, 3, &p, 0.0, &out);
-    if (res.status == UN_OK && out.nregions > 0) {
-        un_status s = un_region_point_at(&out, 0, 0.3, pt);
-        CHECK(s == UN_OK || s == UN_ENOMEM);
-    }
-    DISARM();
-    if (res.status != UN_OK) CHECK_EQ(out.nregions, 0);
-    sig_frings(&out.rings, res.sig);
-    res.sig[3] = out.nregions;
-    un_fregions_free(&out);
-    un_frings_free(&c); un_frings_free(&p);
-    un_frings_free(pl); un_frings_free(pl + 1); un_frings_free(pl + 2);
-SCENARIO_END
-
-SCENARIO_BEGIN(run_cfr_margin_polygon_container)
-    un_frings c, p, pl[2];
-    un_fregions out;
-    const double L[] = {0, 0, 6, 0, 6, 2, 2, 2, 2, 6, 0, 6};
-    const double tri[] = {0, 0, 1, 0, 0, 1};
-    un_frings_init(&c); un_frings_init(&p);
-    un_frings_init(pl); un_frings_init(pl + 1);
-    if (un_frings_add(&c, L, 6) != UN_OK || un_frings_add(&p, tri, 3) != UN_OK) abort();
-    tu_fbox(pl, 3, 0.5, 4, 1.5);
-    tu_fbox(pl + 1, 0.5, 3, 1.5, 4);
-    memset(&out, 0, sizeof out);
-    ARM();
-    res.status = un_geom_cfr(&c, pl, 2, &p, 0.1, &out);
-    DISARM();
-    if (res.status != UN_OK) CHECK_EQ(out.nregions, 0);
-    sig_frings(&out.rings, res.sig);
-    res.sig[3] = out.nregions;
-    un_fregions_free(&out);
-    un_frings_free(&c); un_frings_free(&p);
-    un_frings_free(pl); un_frings_free(pl + 1);
-SCENARIO_END
-
-SCENARIO_BEGIN(run_overlaps)
-    un_frings a, b;
-    int over = -1;
-    double d = -1;
-    un_frings_init(&a); un_frings_init(&b);
-    donut(&a, 0, 0);
-    tu_fbox(&b, 1.2, 1.2, 1.8, 1.8);
-    ARM();
-    res.status = un_geom_overlaps(&a, &b, 0.1, &over, &d);
-    DISARM();
-    res.sig[0] = over;
-    res.sig[1] = d;
-    un_frings_free(&a); un_frings_free(&b);
-SCENARIO_END
-
-SCENARIO_BEGIN(run_overlaps_clockwise)
-    /* identical clockwise squares: only the re-orientation of the rings
-     * lets the edge samples see that the interiors coincide */
-    un_frings a, b;
-    const double cw[] = {0, 0, 0, 1, 1, 1, 1, 0};
-    int over = -1;
-    double d = -1;
-    un_frings_init(&a); un_frings_init(&b);
-    if (un_frings_add(&a, cw, 4) != UN_OK || un_frings_add(&b, cw, 4) != UN_OK) abort();
-    ARM();
-    res.status = un_geom_overlaps(&a, &b, 0.0, &over, &d);
-    DISARM();
-    res.sig[0] = over;
-    res.sig[1] = d;
-    un_frings_free(&a); un_frings_free(&b);
-SCENARIO_END
-
-typedef result (*scenario_fn)(long);
-
-static void run_all_failures(const char *name, scenario_fn fn)
-{
-    result clean;
-    long n, k, live0;
-    int enomem = 0, ok_same = 0;
-    live0 = oom_live;
-    clean = fn(0);
-    n = oom_count;
-    CHECK_MSG(clean.status == UN_OK, "%s: clean run returned %s", name, un_status_str(clean.status));
-    CHECK_MSG(oom_live == live0, "%s: clean run leaked %ld blocks", name, oom_live - live0);
-    for (k = 1; k <= n; k++) {
-        result r = fn(k);
-        if (r.status == UN_ENOMEM) enomem++;
-        else if (r.status == UN_OK) {
-            int same = memcmp(r.sig, clean.sig, sizeof r.sig) == 0;
-            CHECK_MSG(same, "%s: allocation %ld of %ld failed, the call succeeded with a different result", name,
-                      k, n);
-            ok_same += same;
-        } else {
-            CHECK_MSG(0, "%s: allocation %ld of %ld failed, the call returned %s", name, k, n,
-                      un_status_str(r.status));
-        }
-        if (oom_live != live0) {
-            CHECK_MSG(0, "%s: allocation %ld of %ld failed, %ld blocks leaked", name, k, n, oom_live - live0);
-            live0 = oom_live;
-        }
-    }
-    printf("%s: %ld allocations, %d failures reported as out of memory, %d tolerated\n", name, n, enomem, ok_same);
-    CHECK(n > 0);
+    return rings_result(s, &out);
 }
+
+static oom_result run_simplify(long fail_at, const void *ctx)
+{
+    const inputs *in = (const inputs *)ctx;
+    un_frings out;
+    double used = 0;
+    un_status s;
+    oom_result res;
+    un_frings_init(&out);
+    ARM();
+    s = un_geom_simplify(&in->a, 0.05, 10, &out, &used);
+    DISARM();
+    res = rings_result(s, &out);
+    res.sig[3] = used;
+    return res;
+}
+
+static oom_result run_ifp(long fail_at, const void *ctx)
+{
+    const inputs *in = (const inputs *)ctx;
+    un_fregions out;
+    un_status s;
+    memset(&out, 0, sizeof out);
+    ARM();
+    s = un_geom_ifp(&in->a, &in->b, &out);
+    DISARM();
+    return regions_result(s, &out);
+}
+
+/* The free regions, and a point on the first. */
+static oom_result run_cfr(long fail_at, const void *ctx)
+{
+    const inputs *in = (const inputs *)ctx;
+    un_fregions out;
+    un_status s;
+    double pt[2];
+    memset(&out, 0, sizeof out);
+    ARM();
+    s = un_geom_cfr(&in->a, in->placed, in->nplaced, &in->b, in->margin, &out);
+    if (s == UN_OK && out.nregions > 0) {
+        un_status p = un_region_point_at(&out, 0, 0.3, pt);
+        CHECK(p == UN_OK || p == UN_ENOMEM);
+    }
+    DISARM();
+    return regions_result(s, &out);
+}
+
+static oom_result run_overlaps(long fail_at, const void *ctx)
+{
+    const inputs *in = (const inputs *)ctx;
+    oom_result res;
+    int over = -1;
+    double d = -1;
+    memset(&res, 0, sizeof res);
+    ARM();
+    res.status = un_geom_overlaps(&in->a, &in->b, in->margin, &over, &d);
+    DISARM();
+    res.sig[0] = over;
+    res.sig[1] = d;
+    return res;
+}
+
+/* The inputs, one set per scenario that takes any. */
+enum { NFP_L, NFP_FIT, SIMPLIFY, IFP, CFR, CFR_MARGIN, OVERLAPS, OVERLAPS_CW, NINPUTS };
 
 int main(void)
 {
-    static const struct {
-        const char *name;
-        scenario_fn fn;
-    } all[] = {{"nfp", run_nfp},
-               {"nfp exact fit", run_nfp_exact_fit},
-               {"outline", run_outline},
-               {"simplify", run_simplify},
-               {"ifp polygon", run_ifp_polygon},
-               {"cfr", run_cfr},
-               {"cfr margin polygon container", run_cfr_margin_polygon_container},
-               {"overlaps", run_overlaps},
-               {"overlaps clockwise", run_overlaps_clockwise}};
-    size_t i;
-    for (i = 0; i < sizeof all / sizeof all[0]; i++) {
-        tu_current = all[i].name;
-        run_all_failures(all[i].name, all[i].fn);
+    const double L[] = {0, 0, 2, 0, 2, 1, 1, 1, 1, 2, 0, 2};
+    const double long_L[] = {0, 0, 4, 0, 4, 1, 1, 1, 1, 4, 0, 4};
+    const double wide_L[] = {0, 0, 6, 0, 6, 2, 2, 2, 2, 6, 0, 6};
+    const double tri[] = {0, 0, 1, 0, 0, 1};
+    const double cw[] = {0, 0, 0, 1, 1, 1, 1, 0};
+    inputs in[NINPUTS];
+    int32_t i;
+    int rc;
+    for (i = 0; i < NINPUTS; i++) inputs_init(in + i);
+    donut(&in[NFP_L].a, 0, 0);
+    add_ring(&in[NFP_L].b, L, 6);
+    donut(&in[NFP_FIT].a, 0, 0);
+    tu_fbox(&in[NFP_FIT].b, 0, 0, 1, 1);
+    wavy_with_hole(&in[SIMPLIFY].a);
+    add_ring(&in[IFP].a, long_L, 6);
+    tu_fbox(&in[IFP].b, 0, 0, 0.5, 0.5);
+    tu_fbox(&in[CFR].a, 0, 0, 6, 5);
+    tu_fbox(&in[CFR].b, 0, 0, 1, 1);
+    donut(in[CFR].placed, 0, 0);
+    tu_fbox(in[CFR].placed + 1, 4, 0, 5, 1);
+    tu_fbox(in[CFR].placed + 2, 3.5, 3, 6, 5);
+    in[CFR].nplaced = 3;
+    add_ring(&in[CFR_MARGIN].a, wide_L, 6);
+    add_ring(&in[CFR_MARGIN].b, tri, 3);
+    tu_fbox(in[CFR_MARGIN].placed, 3, 0.5, 4, 1.5);
+    tu_fbox(in[CFR_MARGIN].placed + 1, 0.5, 3, 1.5, 4);
+    in[CFR_MARGIN].nplaced = 2;
+    in[CFR_MARGIN].margin = 0.1;
+    donut(&in[OVERLAPS].a, 0, 0);
+    tu_fbox(&in[OVERLAPS].b, 1.2, 1.2, 1.8, 1.8);
+    in[OVERLAPS].margin = 0.1;
+    /* identical clockwise squares: only the re-orientation of the rings
+     * lets the edge samples see that the interiors coincide */
+    add_ring(&in[OVERLAPS_CW].a, cw, 4);
+    add_ring(&in[OVERLAPS_CW].b, cw, 4);
+    {
+        const oom_scenario all[] = {{"nfp", run_nfp, in + NFP_L},
+                                    {"nfp exact fit", run_nfp, in + NFP_FIT},
+                                    {"outline", run_outline, NULL},
+                                    {"simplify", run_simplify, in + SIMPLIFY},
+                                    {"ifp polygon", run_ifp, in + IFP},
+                                    {"cfr", run_cfr, in + CFR},
+                                    {"cfr margin polygon container", run_cfr, in + CFR_MARGIN},
+                                    {"overlaps", run_overlaps, in + OVERLAPS},
+                                    {"overlaps clockwise", run_overlaps, in + OVERLAPS_CW}};
+        rc = oom_run_scenarios("test_oom", all, sizeof all / sizeof all[0]);
     }
-    return tu_report("test_oom");
+    for (i = 0; i < NINPUTS; i++) inputs_free(in + i);
+    return rc;
 }

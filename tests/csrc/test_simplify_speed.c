@@ -1,12 +1,14 @@
 /*
  * test_simplify_speed.c - simplification of big rings stays fast, and the
- * indexed deviation measure gives exactly the brute force's answers.
+ * edge index (edgeindex.c) answers exactly as a scan of every edge does.
  *
- * simplify.c answers its blocking tests from a tree of boxes over the slots
- * and measures the deviation with an index over the input's edges; both
- * must reach the very decisions and values of a scan over everything.  The
- * scan of the measure is copied here as the reference (the blocking tests
- * are covered by test_simplify.c and the Python tests).
+ * simplify.c answers its blocking tests from a box tree over the slots,
+ * and deviation.c measures the deviation through edge indexes, whose
+ * queries must give the very values of a scan.  The scans are tu.h's
+ * (tu_fpoint_in_rings, tu_fdist_to_rings), written independently with the
+ * arithmetic the index claims to reproduce.  The blocking tests are covered
+ * by test_simplify.c and the Python tests, the sampling of the measure by
+ * known answers below and by the Python tests against shapely.
  */
 #include "tu.h"
 
@@ -22,108 +24,6 @@
 #ifndef SANITIZED
 #define SANITIZED 0
 #endif
-
-/* ------------------------------------------- reference: the brute force */
-
-static double ref_dist_to_region(const un_frings *r, double x, double y)
-{
-    int32_t k, i;
-    int in = 0;
-    double best = HUGE_VAL;
-    for (k = 0; k < r->nrings; k++) {
-        int32_t a = r->start[k], n = r->start[k + 1] - a;
-        for (i = 0; i < n; i++) {
-            const double *p = r->xy + 2 * (a + i), *q = r->xy + 2 * (a + (i + 1) % n);
-            double dx = q[0] - p[0], dy = q[1] - p[1], l2 = dx * dx + dy * dy, t = 0, d;
-            if ((p[1] > y) != (q[1] > y) && x < p[0] + (y - p[1]) * dx / dy) in = !in;
-            if (l2 > 0) {
-                t = ((x - p[0]) * dx + (y - p[1]) * dy) / l2;
-                t = t < 0 ? 0 : t > 1 ? 1 : t;
-            }
-            d = hypot(p[0] + t * dx - x, p[1] + t * dy - y);
-            if (d < best) best = d;
-        }
-    }
-    return in ? 0 : best;
-}
-
-static int ref_inside(const un_frings *r, double x, double y)
-{
-    int32_t k, i;
-    int in = 0;
-    for (k = 0; k < r->nrings; k++) {
-        int32_t a = r->start[k], n = r->start[k + 1] - a;
-        for (i = 0; i < n; i++) {
-            const double *p = r->xy + 2 * (a + i), *q = r->xy + 2 * (a + (i + 1) % n);
-            if ((p[1] > y) != (q[1] > y) && x < p[0] + (y - p[1]) * (q[0] - p[0]) / (q[1] - p[1])) in = !in;
-        }
-    }
-    return in;
-}
-
-static double ref_interior_max(const un_frings *result, const un_frings *input, double best)
-{
-    double lo[2] = {HUGE_VAL, HUGE_VAL}, hi[2] = {-HUGE_VAL, -HUGE_VAL}, bx = 0, by = 0, fb = -1, step;
-    int32_t i, j;
-    un_frings_bbox(result, lo, hi);
-    for (i = 0; i < 48; i++)
-        for (j = 0; j < 48; j++) {
-            double x = lo[0] + (i + 0.5) * (hi[0] - lo[0]) / 48, y = lo[1] + (j + 0.5) * (hi[1] - lo[1]) / 48, f;
-            if (!ref_inside(result, x, y)) continue;
-            f = ref_dist_to_region(input, x, y);
-            if (f > fb) { fb = f; bx = x; by = y; }
-        }
-    if (fb <= 0) return best;
-    step = 0.5 * ((hi[0] - lo[0]) + (hi[1] - lo[1])) / 48;
-    for (i = 0; i < 60 && step > 0; i++) {
-        static const double dir[8][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}, {1, 1}, {1, -1}, {-1, 1}, {-1, -1}};
-        int moved = 0;
-        for (j = 0; j < 8; j++) {
-            double x = bx + step * dir[j][0], y = by + step * dir[j][1], f;
-            if (!ref_inside(result, x, y)) continue;
-            f = ref_dist_to_region(input, x, y);
-            if (f > fb) { fb = f; bx = x; by = y; moved = 1; }
-        }
-        if (!moved) step *= 0.5;
-    }
-    return fb > best ? fb : best;
-}
-
-static double ref_edge_dist(const un_frings *input, const double *p, const double *q, double t)
-{
-    return ref_dist_to_region(input, p[0] + t * (q[0] - p[0]), p[1] + t * (q[1] - p[1]));
-}
-
-static double ref_deviation(const un_frings *result, const un_frings *input)
-{
-    const double g = 0.6180339887498949;
-    double best = 0;
-    int32_t r, i, j, k;
-    for (r = 0; r < result->nrings; r++) {
-        int32_t s0 = result->start[r], n = result->start[r + 1] - s0;
-        for (i = 0; i < n; i++) {
-            const double *p = result->xy + 2 * (s0 + i), *q = result->xy + 2 * (s0 + (i + 1) % n);
-            double f[33], a, b, x1, x2, f1, f2;
-            int32_t top = 0;
-            for (j = 0; j <= 32; j++) {
-                f[j] = ref_edge_dist(input, p, q, (double)j / 32);
-                if (f[j] > f[top]) top = j;
-            }
-            if (f[top] > best) best = f[top];
-            a = (top > 0 ? top - 1 : 0) / 32.0;
-            b = (top < 32 ? top + 1 : 32) / 32.0;
-            x1 = b - g * (b - a); x2 = a + g * (b - a);
-            f1 = ref_edge_dist(input, p, q, x1); f2 = ref_edge_dist(input, p, q, x2);
-            for (k = 0; k < 40; k++) {
-                if (f1 > f2) { b = x2; x2 = x1; f2 = f1; x1 = b - g * (b - a); f1 = ref_edge_dist(input, p, q, x1); }
-                else { a = x1; x1 = x2; f1 = f2; x2 = a + g * (b - a); f2 = ref_edge_dist(input, p, q, x2); }
-            }
-            if (f1 > best) best = f1;
-            if (f2 > best) best = f2;
-        }
-    }
-    return ref_interior_max(result, input, best);
-}
 
 /* ----------------------------------------------------------- shapes */
 
@@ -183,14 +83,69 @@ static void add_zigzag_box(un_frings *r, int32_t n)
 
 /* ------------------------------------------------------------ tests */
 
-static void check_same(const un_frings *result, const un_frings *input, const char *what, int k)
+/* The scan's answer for the region of r: 0 inside, else the distance. */
+static double scan_dist(const un_frings *r, double x, double y)
 {
-    double got = un_simplify_deviation(result, input), want = ref_deviation(result, input);
-    CHECK_MSG(got == want || (got != got && want != want), "%s %d: indexed %.17g, brute force %.17g", what, k, got,
-              want);
+    return tu_fpoint_in_rings(r, x, y) ? 0 : tu_fdist_to_rings(r, x, y);
 }
 
-static void test_deviation_matches_brute_force(void)
+static int same_double(double a, double b)
+{
+    return a == b || (a != a && b != b);
+}
+
+/* The index of r against the scan at (x, y). */
+static void check_point(const un_edgeindex *ix, const un_frings *r, double x, double y, const char *what, int k)
+{
+    int in = un_edgeindex_inside(ix, x, y), want_in = tu_fpoint_in_rings(r, x, y);
+    double d = un_edgeindex_nearest(ix, x, y), want_d = tu_fdist_to_rings(r, x, y);
+    CHECK_MSG(in == want_in, "%s %d: (%.17g, %.17g) inside %d, scan %d", what, k, x, y, in, want_in);
+    CHECK_MSG(same_double(d, want_d), "%s %d: (%.17g, %.17g) nearest %.17g, scan %.17g", what, k, x, y, d, want_d);
+    CHECK_MSG(same_double(un_edgeindex_dist(ix, x, y), scan_dist(r, x, y)), "%s %d: (%.17g, %.17g) dist", what, k,
+              x, y);
+}
+
+/* Query points: every vertex, every edge's midpoint, points at the height
+ * of every vertex (rays through vertices) and random points around the
+ * rings; then walks along the edges of path (as deviation.c samples a
+ * result), every step checked against the scan. */
+static void check_index(const un_frings *r, const un_frings *path, uint64_t *rng, const char *what, int k)
+{
+    double lo[2] = {HUGE_VAL, HUGE_VAL}, hi[2] = {-HUGE_VAL, -HUGE_VAL}, w, h;
+    int32_t n = un_frings_npts(r), i, j, ring;
+    un_edgeindex ix;
+    un_edgewalk walk;
+    CHECK_OK(un_edgeindex_build(&ix, r));
+    CHECK_OK(un_frings_bbox(r, lo, hi));
+    w = hi[0] - lo[0];
+    h = hi[1] - lo[1];
+    for (i = 0; i < n; i++) {
+        const double *p = r->xy + 2 * i, *q = r->xy + 2 * (i + 1 < n ? i + 1 : 0);
+        double u = (double)(tu_rand(rng) >> 11) / 9007199254740992.0;
+        check_point(&ix, r, p[0], p[1], what, k);
+        check_point(&ix, r, 0.5 * (p[0] + q[0]), 0.5 * (p[1] + q[1]), what, k);
+        check_point(&ix, r, lo[0] - 0.1 * w + 1.2 * w * u, p[1], what, k);
+        u = (double)(tu_rand(rng) >> 11) / 9007199254740992.0;
+        check_point(&ix, r, lo[0] - 0.1 * w + 1.2 * w * u,
+                    lo[1] - 0.1 * h + 1.2 * h * (double)(tu_rand(rng) >> 11) / 9007199254740992.0, what, k);
+    }
+    un_edgewalk_begin(&walk, &ix);
+    for (ring = 0; ring < path->nrings; ring++) {
+        int32_t s0 = path->start[ring], m = path->start[ring + 1] - s0;
+        for (i = 0; i < m; i++) {
+            const double *p = path->xy + 2 * (s0 + i), *q = path->xy + 2 * (s0 + (i + 1) % m);
+            for (j = 0; j <= 32; j++) {
+                double t = (double)j / 32, x = p[0] + t * (q[0] - p[0]), y = p[1] + t * (q[1] - p[1]);
+                double got = un_edgewalk_dist(&walk, x, y), want = scan_dist(r, x, y);
+                CHECK_MSG(same_double(got, want), "%s %d: walk at (%.17g, %.17g) %.17g, scan %.17g", what, k, x, y,
+                          got, want);
+            }
+        }
+    }
+    un_edgeindex_free(&ix);
+}
+
+static void test_index_matches_scan(void)
 {
     uint64_t rng = 12345;
     int k;
@@ -205,18 +160,22 @@ static void test_deviation_matches_brute_force(void)
         if (k % 5 == 2) add_star(&in, &rng, 12, 3, 0, 0.5, 0.2, q, 0);
         add_star(&res, &rng, m, 0, 0, 1.1, 0.2, q, 0);
         if (k % 4 == 1) add_star(&res, &rng, 5, 0, 0, 0.2, 0.1, q, 1);
-        check_same(&res, &in, "random", k);
-        /* the input measured against itself: every sample on its boundary */
-        check_same(&in, &in, "itself", k);
+        check_index(&in, &res, &rng, "random", k);
+        /* walks along the rings themselves: every sample on an edge */
+        check_index(&in, &in, &rng, "itself", k);
         un_frings_free(&in);
         un_frings_free(&res);
     }
 }
 
-static void test_deviation_of_axis_aligned_shapes(void)
+/* Horizontal edges at the height of query points, vertices on them, and
+ * known deviations: a result grown by 0.5 to the left deviates by 0.5; a
+ * filled 2 x 2 hole by 1 (its centre), found by the interior search. */
+static void test_axis_aligned_shapes(void)
 {
-    /* horizontal edges at the sample rows, vertices on sample points */
+    uint64_t rng = 7;
     un_frings in, res;
+    double dev = -1;
     int k;
     un_frings_init(&in);
     un_frings_init(&res);
@@ -224,13 +183,24 @@ static void test_deviation_of_axis_aligned_shapes(void)
     tu_fbox(&in, 1, 1, 3, 3);   /* a hole by parity */
     tu_fbox(&in, 5, 0, 6, 1);
     tu_fbox(&res, 0, 0, 6, 4);
-    check_same(&res, &in, "boxes", 0);
-    check_same(&in, &in, "boxes itself", 0);
+    check_index(&in, &res, &rng, "boxes", 0);
+    check_index(&in, &in, &rng, "boxes itself", 0);
     for (k = 1; k < 6; k++) {
         un_frings_free(&res);
         tu_fbox(&res, -0.5 * k, 0, 6, 4 + 0.25 * k);
-        check_same(&res, &in, "boxes grown", k);
+        check_index(&in, &res, &rng, "boxes grown", k);
     }
+    un_frings_free(&in);
+    un_frings_free(&res);
+    tu_fbox(&in, 0, 0, 4, 4);
+    tu_fbox(&res, -0.5, 0, 4, 4);
+    CHECK_OK(un_simplify_deviation(&res, &in, &dev));
+    CHECK_MSG(dev == 0.5, "grown by 0.5: deviation %.17g", dev);
+    tu_fbox(&in, 1, 1, 3, 3);
+    un_frings_free(&res);
+    tu_fbox(&res, 0, 0, 4, 4);
+    CHECK_OK(un_simplify_deviation(&res, &in, &dev));
+    CHECK_MSG(fabs(dev - 1) < 1e-9, "filled hole: deviation %.17g", dev);
     un_frings_free(&in);
     un_frings_free(&res);
 }
@@ -267,8 +237,8 @@ static void test_big_rings_are_fast(void)
 
 int main(void)
 {
-    RUN(test_deviation_matches_brute_force);
-    RUN(test_deviation_of_axis_aligned_shapes);
+    RUN(test_index_matches_scan);
+    RUN(test_axis_aligned_shapes);
     RUN(test_big_rings_are_fast);
     return tu_report("test_simplify_speed");
 }
