@@ -48,7 +48,7 @@ import numpy as np
 from . import __version__, io
 from .demo import demo_path
 from .io import SUFFIXES, MeshIOError, atomic_write_bytes
-from .islands import find_islands
+from .islands import clipped_area, find_islands
 from .packing import Packer
 from .preview import PreviewUnavailable, is_uvnest_preview, require_pillow, write_preview
 
@@ -74,51 +74,6 @@ DEMO_OPTIONS: Dict[str, Any] = {"margin_px": 4.0, "texture_size": 1024}
 
 
 # --------------------------------------------------------------------------- measures
-
-
-def _clip_half_plane(pts: np.ndarray, axis: int, bound: float, keep_above: bool) -> np.ndarray:
-    """Sutherland-Hodgman step: the part of a closed ring on one side of ``x[axis] = bound``."""
-    if len(pts) == 0:
-        return pts
-    d = pts[:, axis] - bound if keep_above else bound - pts[:, axis]
-    inside = d >= 0
-    if inside.all():
-        return pts
-    if not inside.any():
-        return pts[:0]
-    nxt = np.roll(pts, -1, axis=0)
-    d_next = np.roll(d, -1)
-    crosses = inside != np.roll(inside, -1)
-    t = d / np.where(crosses, d - d_next, 1.0)
-    hit = pts + t[:, None] * (nxt - pts)
-    hit[:, axis] = bound
-    # per ring vertex: the vertex itself if inside, then the crossing on its outgoing edge
-    return np.stack((pts, hit), axis=1)[np.stack((inside, crosses), axis=1)]
-
-
-def _signed_area(pts: np.ndarray) -> float:
-    if len(pts) < 3:
-        return 0.0
-    x, y = pts[:, 0], pts[:, 1]
-    return 0.5 * float(np.dot(x, np.roll(y, -1)) - np.dot(np.roll(x, -1), y))
-
-
-def clipped_area(rings: Sequence[np.ndarray], box: Tuple[float, float, float, float] = UNIT_TILE) -> float:
-    """Area of the region bounded by ``rings`` (outer and hole rings, any
-    consistent orientation) inside the rectangle ``box = (x0, y0, x1, y1)``.
-
-    Each ring is clipped to the box (Sutherland-Hodgman, exact for a convex
-    clip region: the zero-width parts it leaves along the box border have no
-    area) and the signed areas are added, so holes subtract.
-    """
-    x0, y0, x1, y1 = box
-    total = 0.0
-    for ring in rings:
-        pts = np.asarray(ring, dtype=np.float64)
-        for axis, bound, above in ((0, x0, True), (0, x1, False), (1, y0, True), (1, y1, False)):
-            pts = _clip_half_plane(pts, axis, bound, above)
-        total += _signed_area(pts)
-    return abs(total)
 
 
 def udim_box(tile: int) -> Tuple[float, float, float, float]:

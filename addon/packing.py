@@ -25,7 +25,7 @@ import numpy as np
 
 from . import _core, tiles as _tiles
 from ._faces import FacesLike
-from .islands import Island, find_islands, island_faces_of
+from .islands import Island, clipped_area, find_islands, island_faces_of
 from .tiles import pack_pow2_squares
 
 __all__ = ["IslandTransform", "PackResult", "Packer", "pack", "pack_pow2_squares", "apply_transforms"]
@@ -263,38 +263,6 @@ def _locked_islands(locked, islands: List[Island], n_faces: int) -> np.ndarray:
     return mask
 
 
-def _area_in_box(rings: Sequence[np.ndarray], box: Tuple[float, float, float, float]) -> float:
-    """Area of the polygon ``rings`` (outer rings counter-clockwise, holes
-    clockwise) inside the rectangle ``box``: every ring clipped to the box
-    (Sutherland-Hodgman, exact in area for any ring against a convex
-    window) and the signed areas summed."""
-    x0, y0, x1, y1 = box
-    total = 0.0
-    for ring in rings:
-        pts = np.asarray(ring, dtype=np.float64).reshape(-1, 2)
-        if len(pts) and pts[:, 0].min() >= x0 and pts[:, 0].max() <= x1 and pts[:, 1].min() >= y0 \
-                and pts[:, 1].max() <= y1:
-            clipped = pts
-        else:
-            clipped = pts
-            for axis, bound, sign in ((0, x0, 1.0), (0, x1, -1.0), (1, y0, 1.0), (1, y1, -1.0)):
-                if len(clipped) == 0:
-                    break
-                d = sign * (clipped[:, axis] - bound)          # >= 0 inside
-                nxt, dn = np.roll(clipped, -1, axis=0), np.roll(d, -1)
-                out = []
-                for p, q, dp, dq in zip(clipped, nxt, d, dn):
-                    if dp >= 0:
-                        out.append(p)
-                    if (dp >= 0) != (dq >= 0):
-                        out.append(p + (dp / (dp - dq)) * (q - p))
-                clipped = np.array(out, dtype=np.float64).reshape(-1, 2)
-        if len(clipped) >= 3:
-            x, y = clipped[:, 0], clipped[:, 1]
-            total += 0.5 * float(np.dot(x, np.roll(y, -1)) - np.dot(np.roll(x, -1), y))
-    return max(total, 0.0)
-
-
 def _apply(t: IslandTransform, p: np.ndarray) -> np.ndarray:
     """Points ``p`` moved by transform ``t``."""
     if t.flipped:
@@ -422,7 +390,7 @@ class Packer:
         self._areas = np.array(self._areas)
         self._fixed_shapes = [self._locked_shape(i, tiny) for i in np.flatnonzero(self._locked)]
         #: area of the locked islands inside the target (they may reach out of it)
-        self._locked_area = sum(_area_in_box(rings, o.target) if self.islands[i].area > 0 else 0.0
+        self._locked_area = sum(clipped_area(rings, o.target) if self.islands[i].area > 0 else 0.0
                                 for i, rings in zip(np.flatnonzero(self._locked), self._fixed_shapes))
         self._lock = threading.Lock()
         self._cancelled = False
