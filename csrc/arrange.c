@@ -104,6 +104,8 @@ struct un_arr {
     int32_t *comp;  int32_t cap_comp;
     int8_t  *sel;   int32_t cap_sel;     /* half-edge selected for the boundary */
     int32_t *stamp; int32_t cap_stamp;   /* per merged segment, for ray dedupe */
+    int32_t *face;  int32_t cap_face;    /* per half-edge: the face on its left */
+    int8_t  *fin;   int32_t cap_fin;     /* per face: inside the sum (RCONV) */
     int32_t  stampv;
     /* output */
     un_loop *loops; int32_t cap_loops; int32_t nloops;
@@ -130,7 +132,7 @@ void un_arr_free(un_arr *w)
     free(w->vid); free(w->vxy); free(w->vpt); free(w->vint); free(w->vinc); free(w->vseg);
     free(w->eu); free(w->eseg); free(w->einc); free(w->vst); free(w->vout); free(w->hpos);
     free(w->wsl); free(w->wcl); free(w->anchor); free(w->queue); free(w->comp);
-    free(w->sel); free(w->stamp);
+    free(w->sel); free(w->stamp); free(w->face); free(w->fin);
     free(w->loops); free(w->oxy); free(w->opt); 
     free(w);
 }
@@ -270,12 +272,6 @@ static un_status merge_collinear(un_arr *w, const un_seg *segs, int32_t n)
 
 /* ------------------------------------------------- 2. candidate pairs */
 
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* Column range of segment s within grid row r (conservative). */
 static void row_cols(const un_arr *w, const mseg *s, int32_t r, int32_t *c0, int32_t *c1)
 {
@@ -368,14 +364,27 @@ static int bbox_overlap(const mseg *a, const mseg *b)
     return a->lo.x <= b->hi.x && b->lo.x <= a->hi.x && ay0 <= by1 && by0 <= ay1;
 }
 
+/* Sort q values of one bucket ascending (buckets are short: insertion sort,
+ * with a merge sort through the shared index sorter for long ones). */
+static int cmp_q(int32_t a, int32_t b, const void *ctx)
+{
+    const int32_t *q = (const int32_t *)ctx;
+    return (q[a] > q[b]) - (q[a] < q[b]);
+}
+
+/* Candidate pairs (p < q, bounding boxes overlap), unique and ordered by
+ * (p, q): the order fixes the numbering of events and vertices, so it must
+ * not depend on the grid.  The grid reports a pair once per shared cell; a
+ * counting sort by p and a short sort by q per bucket order them (no
+ * general sort of 64-bit keys). */
 static un_status find_candidates(un_arr *w, int32_t *ncand)
 {
     int64_t cell, ncell = (int64_t)w->gx * w->gy;
-    int32_t nc = 0, i, j;
-    if (w->nms <= SMALL_INPUT) {
+    int32_t nc = 0, i, j, k, n = w->nms, *qs, *start;
+    if (n <= SMALL_INPUT) {
         /* few pieces: every pair, already in order and unique */
-        for (i = 0; i < w->nms; i++)
-            for (j = i + 1; j < w->nms; j++) {
+        for (i = 0; i < n; i++)
+            for (j = i + 1; j < n; j++) {
                 if (!bbox_overlap(w->ms + i, w->ms + j)) continue;
                 UN_TRY(UN_RESERVE(w->cand, w->cap_cand, (int64_t)nc + 1));
                 w->cand[nc++] = ((int64_t)i << 32) | j;
@@ -394,10 +403,41 @@ static un_status find_candidates(un_arr *w, int32_t *ncand)
             }
         }
     }
-    qsort(w->cand, (size_t)nc, sizeof *w->cand, cmp_i64);
-    for (i = 0, j = 0; i < nc; i++)
-        if (j == 0 || w->cand[i] != w->cand[j - 1]) w->cand[j++] = w->cand[i];
-    *ncand = j;
+    /* buckets by p in qs = ord[0, nc); ord[nc, 2 nc) and tmp are scratch
+     * for long buckets (all three are free at this stage) */
+    UN_TRY(UN_RESERVE(w->ord, w->cap_ord, 2 * (int64_t)nc + 2));
+    UN_TRY(UN_RESERVE(w->tmp, w->cap_tmp, (int64_t)nc + 2));
+    UN_TRY(UN_RESERVE(w->inst, w->cap_inst, (int64_t)n + 2));
+    start = w->inst;
+    qs = w->ord;
+    for (i = 0; i <= n + 1; i++) start[i] = 0;
+    for (k = 0; k < nc; k++) start[(w->cand[k] >> 32) + 2]++;
+    for (i = 0; i < n; i++) start[i + 2] += start[i + 1];
+    for (k = 0; k < nc; k++) qs[start[(w->cand[k] >> 32) + 1]++] = (int32_t)(w->cand[k] & 0xffffffff);
+    /* now start[p] .. start[p + 1] is bucket p */
+    for (i = 0, k = 0; i < n; i++) {
+        int32_t a = start[i], b = start[i + 1], m = b - a, t, last = -1;
+        int32_t *v = qs + a;
+        if (m <= 32) {
+            for (j = 1; j < m; j++) {
+                int32_t x = v[j];
+                for (t = j; t > 0 && v[t - 1] > x; t--) v[t] = v[t - 1];
+                v[t] = x;
+            }
+        } else {
+            int32_t *idx = qs + nc, *sorted = w->tmp; /* both hold m <= nc */
+            for (j = 0; j < m; j++) idx[j] = j;
+            un_sort_idx(idx, m, cmp_q, v, sorted);
+            for (j = 0; j < m; j++) sorted[j] = v[idx[j]];
+            memcpy(v, sorted, (size_t)m * sizeof *v);
+        }
+        for (j = 0; j < m; j++) {
+            if (v[j] == last) continue;
+            last = v[j];
+            w->cand[k++] = ((int64_t)i << 32) | v[j];
+        }
+    }
+    *ncand = k;
     return UN_OK;
 }
 
@@ -759,13 +799,86 @@ static un_status propagate(un_arr *w)
     return UN_OK;
 }
 
+/* ---------------------------------- 4b. face classification (RCONV) */
+
+/* The half-edge after h around the face on h's left: at h's head, the
+ * outgoing half-edge just clockwise of h's twin. */
+static int32_t face_next(const un_arr *w, int32_t h)
+{
+    int32_t u = head(w, h), a = w->vst[u], deg = w->vst[u + 1] - a, p = w->hpos[h ^ 1];
+    return w->vout[a + (p == 0 ? deg - 1 : p - 1)];
+}
+
+/* Does a segment of the reduced convolution run along h with h's left side
+ * on its own left?  Then that side is inside the sum. */
+static int left_is_sum(const un_arr *w, int32_t h)
+{
+    const mseg *s = w->ms + w->eseg[h >> 1];
+    return (h & 1) ? s->bs > 0 : s->fs > 0;
+}
+
+/* Exact test just left of half-edge h, next to its tail. */
+static int inside_left_of(const un_arr *w, int32_t h, const un_verifier *vf)
+{
+    const mseg *s = w->ms + w->eseg[h >> 1];
+    const inc *t = w->in + w->einc[h >> 1] + (h & 1);   /* the tail's incidence */
+    int64_t dx = s->hi.x - s->lo.x, dy = s->hi.y - s->lo.y;
+    int64_t ex = (h & 1) ? -dx : dx, ey = (h & 1) ? -dy : dy;
+    return vf->inside_near(vf->ctx, s->lo, dx, dy, t->n, t->d, ex, ey);
+}
+
+/* Winding stand-ins for a reduced convolution: wsl[h] = 1 when the face
+ * left of h is inside the sum, else 0.  Faces are the cycles of face_next.
+ * A face is inside when any of its edges has it on a segment's left; the
+ * face left of the leftmost vertex is unbounded, so outside; the rest
+ * (holes of the sum, and faces around nested components) are tested
+ * exactly.  A face with several boundary cycles (around nested
+ * components) gets the same answer from each, as every rule is exact. */
+static un_status classify_faces(un_arr *w, const un_verifier *vf)
+{
+    int32_t nh = 2 * w->ne, h, nf = 0, v, lm = -1, unbounded = -1;
+    UN_TRY(UN_RESERVE(w->wsl, w->cap_wsl, nh));
+    UN_TRY(UN_RESERVE(w->wcl, w->cap_wcl, nh));
+    UN_TRY(UN_RESERVE(w->face, w->cap_face, nh));
+    for (h = 0; h < nh; h++) w->face[h] = -1;
+    for (v = 0; v < w->nv; v++)
+        if (w->vst[v] < w->vst[v + 1] && w->vint[v] && (lm < 0 || un_pt_cmp(w->vpt[v], w->vpt[lm]) < 0))
+            lm = v;
+    /* the leftmost vertex is an input endpoint: crossings lie between the
+     * endpoints of their pieces */
+    if (lm >= 0) unbounded = w->vout[w->vst[lm] + wedge_of_left(w, lm)];
+    for (h = 0; h < nh; h++) {
+        int32_t g = h, steps = 0, in = 0, outer = 0;
+        if (w->face[h] >= 0) continue;
+        do {
+            w->face[g] = nf;
+            in |= left_is_sum(w, g);
+            outer |= g == unbounded;
+            g = face_next(w, g);
+            if (++steps > nh) return UN_EINTERNAL;
+        } while (g != h);
+        UN_TRY(UN_RESERVE(w->fin, w->cap_fin, (int64_t)nf + 1));
+        /* the unbounded face left of a segment would mean the segments do
+         * not bound the sum (operands that break the reduced convolution's
+         * promise): the caller falls back to the full convolution */
+        if (in && outer) return UN_EINTERNAL;
+        w->fin[nf] = (int8_t)(in ? 1 : outer ? 0 : inside_left_of(w, h, vf));
+        nf++;
+    }
+    for (h = 0; h < nh; h++) {
+        w->wsl[h] = w->fin[w->face[h]];
+        w->wcl[h] = 0;
+    }
+    return UN_OK;
+}
+
 /* ------------------------------------------------- 5. select and trace */
 
 static int side_in(un_select sel, int32_t ws, int32_t wc)
 {
     switch (sel) {
     case UN_SEL_FREE: return ws <= 0 && wc >= 1;
-    case UN_SEL_CONV: return ws <= 0;
+    case UN_SEL_CONV: case UN_SEL_RCONV: return ws <= 0;
     case UN_SEL_COVERED: return ws >= 1;
     }
     return 0;
@@ -795,7 +908,7 @@ static un_status select_edges(un_arr *w, un_select sel, const un_verifier *vf)
             /* a convolution's winding cannot say whether an edge inside
              * the sum between two opposite contacts (a slot the piece fits
              * exactly) is free; the verifier decides at an inner point */
-            if (sel == UN_SEL_CONV && vf && !lin && !rin && s->fs > 0 && s->bs > 0) {
+            if (sel == UN_SEL_CONV && vf && vf->free_at && !lin && !rin && s->fs > 0 && s->bs > 0) {
                 const inc *p = w->in + w->einc[e], *q = p + 1;
                 if (verify_at(vf, s, p->n + q->n, p->d + q->d))
                     w->sel[h] = w->sel[t] = 1;
@@ -925,7 +1038,7 @@ static un_status isolated_points(un_arr *w, un_select sel, const un_verifier *vf
         } else if (!point_candidate(w, sel, v)) {
             continue;
         }
-        if (!vf) continue;
+        if (!vf || !vf->free_at) continue;
         c = w->in + w->vinc[v];
         if (verify_at(vf, w->ms + w->vseg[v], c->n, c->d)) UN_TRY(add_point_loop(w, v));
     }
@@ -1010,7 +1123,13 @@ un_status un_arr_run(un_arr *w, const un_seg *segs, int32_t nsegs, un_select sel
     UN_TRY(find_candidates(w, &ncand));
     UN_TRY(build_vertices(w, ncand));
     UN_TRY(build_edges(w));
-    UN_TRY(propagate(w));
+    if (sel == UN_SEL_RCONV) {
+        if (!verify || !verify->inside_near) return UN_EINVAL;
+        UN_TRY(classify_faces(w, verify));
+        sel = UN_SEL_CONV;   /* from here on, sides are known as for a full one */
+    } else {
+        UN_TRY(propagate(w));
+    }
     UN_TRY(select_edges(w, sel, verify));
     UN_TRY(trace(w));
     UN_TRY(isolated_points(w, sel, verify));

@@ -214,6 +214,7 @@ un_status un_cfr_loops_clip(un_arr *w, const un_rings *container, un_pt lo, un_p
     ctx.obs = obs;
     ctx.nobs = nobs;
     vf.free_at = cfr_free_at;
+    vf.inside_near = NULL;
     vf.ctx = &ctx;
     clip = clip && !container;
     clo.x = lo.x - CLIP_PAD; clo.y = lo.y - CLIP_PAD;

@@ -126,6 +126,11 @@ typedef enum {
                          number counts the solids containing a point. */
     UN_SEL_CONV,      /* {winding <= 0} of a convolution, regularized (the
                          closure of its open part) */
+    UN_SEL_RCONV,     /* the same for a reduced convolution: segments whose
+                         left side is inside the sum, covering its boundary
+                         but not closing into cycles.  A face is inside when
+                         one of its edges has it on its left, outside when it
+                         is unbounded, and otherwise asks inside_near. */
     UN_SEL_COVERED    /* boundary of the closure of {solid winding > 0} */
 } un_select;
 
@@ -139,11 +144,19 @@ typedef struct {
 
 typedef struct un_arr un_arr;   /* reusable workspace, see arrange.c */
 
-/* Exact test of one point p = base + (dx, dy) * n / d (0 <= n/d <= 1,
- * 0 < d < 2^62): is it free?  Used where winding numbers cannot decide:
- * degenerate parts of a convolution's free set, and isolated free points. */
+/* Exact tests at a point p = base + (dx, dy) * n / d (0 <= n/d <= 1,
+ * 0 < d < 2^62).
+ * free_at: is p itself free?  Used where winding numbers cannot decide:
+ *   degenerate parts of a convolution's free set, and isolated free points.
+ *   May be NULL (those parts are then dropped, which is conservative).
+ * inside_near: is the point p + e1 (ex, ey) + e2 (-ey, ex), for
+ *   0 < e2 << e1 << 1, inside the solid?  That point lies off every line,
+ *   so the answer is the same for open and closed solids.  Needed by
+ *   UN_SEL_RCONV, which classifies faces instead of counting windings. */
 typedef struct {
     int (*free_at)(void *ctx, un_pt base, int64_t dx, int64_t dy, int64_t n, int64_t d);
+    int (*inside_near)(void *ctx, un_pt base, int64_t dx, int64_t dy, int64_t n, int64_t d,
+                       int64_t ex, int64_t ey);
     void *ctx;
 } un_verifier;
 
@@ -179,11 +192,20 @@ un_status un_rings_orient(un_rings *r, int8_t *hole);
  * counter-clockwise rings, holes spliced in through zero-width slits. */
 un_status un_poly_bridge(const un_rings *in, un_rings *out);
 
+/* ---------------------------------------------------------- simplering.c */
+
+/* *simple = 1 when every ring has at least 3 points, no ring touches or
+ * crosses itself or runs back along itself, and no two rings meet. */
+un_status un_rings_simple(const un_rings *r, int *simple);
+
 /* ----------------------------------------------------------- minkowski.c */
 
-/* Append the convolution segments of weakly simple rings P and Q. */
-un_status un_convolve(const un_pt *P, int32_t np, const un_pt *Q, int32_t nq, un_seg **segs,
-                      int32_t *n, int32_t *cap);
+/* Append the convolution segments of weakly simple rings P and Q; with
+ * reduced, only those at convex vertices (Behar and Lien's reduced
+ * convolution: it still covers the boundary of the sum, and the sum lies
+ * just left of each of its segments). */
+un_status un_convolve(const un_pt *P, int32_t np, const un_pt *Q, int32_t nq, int reduced,
+                      un_seg **segs, int32_t *n, int32_t *cap);
 /* Minkowski sum a (+) b, or with UN_MSUM_NFP the no-fit polygon a (+) (-b),
  * of polygons given as rings of any orientation, as obstacle rings (outer
  * counter-clockwise, holes clockwise).  With UN_MSUM_EXACT, degenerate free

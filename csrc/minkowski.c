@@ -11,6 +11,15 @@
  * winding number of the convolution (Guibas, Ramshaw and Stolfi's kinetic
  * framework; checked against a convex-decomposition oracle in the tests).
  *
+ * Sums are computed from the reduced convolution (Behar and Lien), the
+ * segments at convex vertices only: p_i + [q_j, q_j+1] has p_i + (inside of
+ * Q near that edge) just left of it, so the sum lies left of every such
+ * segment, and every boundary point of the sum is on one.  Most of the full
+ * convolution's segments, and most of its crossings, lie deep inside the
+ * sum; the reduced one has far fewer.  Without closed cycles there are no
+ * winding numbers, so arrange.c classifies faces (UN_SEL_RCONV) and asks
+ * the exact triangle-pair test below for the few it cannot settle.
+ *
  * Parallel edges: the turn at a vertex of P is taken half-open as (in, out]
  * and at a vertex of Q as [in, out) (sweep order), so each pair of parallel
  * edges is visited exactly once and the cycles close.
@@ -56,13 +65,15 @@ static un_status push_seg(un_seg **segs, int32_t *n, int32_t *cap, un_pt a, un_p
 /* Segments of vertex-of-A + edge-of-B.  first: A is the first operand
  * (half-open (in, out]); otherwise [in, out). */
 static un_status conv_half(const un_pt *A, int32_t na, const un_pt *B, int32_t nb, int first,
-                           un_seg **segs, int32_t *n, int32_t *cap)
+                           int reduced, un_seg **segs, int32_t *n, int32_t *cap)
 {
     int32_t i, j;
     for (i = 0; i < na; i++) {
         int64_t ix, iy, ox, oy;
         int t = turn_at(A, na, i, &ix, &iy, &ox, &oy);
-        if (t == 0) continue;
+        /* at a reflex vertex A covers more than a half-plane, so its
+         * segments lie inside the sum: the reduced convolution drops them */
+        if (t == 0 || (reduced && t < 0)) continue;
         for (j = 0; j < nb; j++) {
             un_pt q0 = B[j], q1 = B[(j + 1) % nb], s0, s1;
             int64_t fx = q1.x - q0.x, fy = q1.y - q0.y;
@@ -87,12 +98,12 @@ static un_status conv_half(const un_pt *A, int32_t na, const un_pt *B, int32_t n
     return UN_OK;
 }
 
-un_status un_convolve(const un_pt *P, int32_t np, const un_pt *Q, int32_t nq, un_seg **segs,
-                      int32_t *n, int32_t *cap)
+un_status un_convolve(const un_pt *P, int32_t np, const un_pt *Q, int32_t nq, int reduced,
+                      un_seg **segs, int32_t *n, int32_t *cap)
 {
-    un_status s = conv_half(P, np, Q, nq, 1, segs, n, cap);
+    un_status s = conv_half(P, np, Q, nq, 1, reduced, segs, n, cap);
     if (s != UN_OK) return s;
-    return conv_half(Q, nq, P, np, 0, segs, n, cap);
+    return conv_half(Q, nq, P, np, 0, reduced, segs, n, cap);
 }
 
 /* Turn the free-set loops of a no-fit computation into obstacle rings:
@@ -117,21 +128,26 @@ un_status un_loops_to_obstacles(const un_arr *w, un_rings *out)
     return s;
 }
 
-/* ---- exact point test by convex pieces -------------------------------
- * t is inside the no-fit polygon exactly when it is strictly inside the
- * Minkowski sum of some triangle of a and some triangle of -b.  A point is
- * strictly inside a sum of two triangles when it is strictly inside each of
- * the six supporting half-planes (the edge normals of both triangles). */
+/* ---- exact point tests by convex pieces ------------------------------
+ * t is inside the sum exactly when it is inside the Minkowski sum of some
+ * triangle of a and some triangle of b (or -b).  A point is strictly inside
+ * a sum of two triangles when it is strictly inside each of the six
+ * supporting half-planes (the edge normals of both triangles).  The
+ * triangles are made on the first test: most sums need none. */
 
 typedef struct {
-    un_pt  *p;      /* triangle corners, 3 per triangle, a's then -b's */
+    const un_rings *a, *b;  /* the bridged operands (b already negated) */
+    un_pt  *p;      /* triangle corners, 3 per triangle, a's then b's */
     int32_t na, nb; /* triangle counts */
     double *box;    /* per triangle: minx, miny, maxx, maxy */
+    int32_t cap, capbox;
+    int     built;
+    un_status err;  /* a failure while triangulating (reported after) */
 } tri_set;
 
 /* Append the triangles of every ring of r after the current ones (counted
  * in t->nb). */
-static un_status add_triangles(tri_set *t, int32_t *cap, int32_t *capbox, const un_rings *r)
+static un_status add_triangles(tri_set *t, const un_rings *r)
 {
     int32_t k, *tri = NULL, ntri = 0, tcap = 0, i;
     un_status s = UN_OK;
@@ -139,8 +155,8 @@ static un_status add_triangles(tri_set *t, int32_t *cap, int32_t *capbox, const 
         const un_pt *p = r->pts + r->start[k];
         int32_t n0 = t->na + t->nb;
         if ((s = un_triangulate(p, r->start[k + 1] - r->start[k], &tri, &ntri, &tcap)) != UN_OK) break;
-        if ((s = un_reserve((void **)&t->p, cap, 3 * ((int64_t)n0 + ntri), sizeof *t->p)) != UN_OK) break;
-        if ((s = un_reserve((void **)&t->box, capbox, 4 * ((int64_t)n0 + ntri), sizeof *t->box)) != UN_OK) break;
+        if ((s = un_reserve((void **)&t->p, &t->cap, 3 * ((int64_t)n0 + ntri), sizeof *t->p)) != UN_OK) break;
+        if ((s = un_reserve((void **)&t->box, &t->capbox, 4 * ((int64_t)n0 + ntri), sizeof *t->box)) != UN_OK) break;
         for (i = 0; i < ntri; i++) {
             un_pt a = p[tri[3 * i]], b = p[tri[3 * i + 1]], c = p[tri[3 * i + 2]];
             double *bx = t->box + 4 * (n0 + i);
@@ -158,13 +174,32 @@ static un_status add_triangles(tri_set *t, int32_t *cap, int32_t *capbox, const 
     return s;
 }
 
-/* Is t = base + dir*n/d outside the open half-plane {x : x.nrm < H}? */
-static int beyond(un_pt base, int64_t dx, int64_t dy, int64_t n, int64_t d, int64_t nx, int64_t ny,
-                  int64_t H)
+/* Triangles of a, then of b; 0 when they cannot be made (t->err says). */
+static int tri_ready(tri_set *t)
+{
+    if (!t->built) {
+        t->built = 1;
+        t->err = add_triangles(t, t->a);
+        t->na = t->nb;
+        t->nb = 0;
+        if (t->err == UN_OK) t->err = add_triangles(t, t->b);
+    }
+    return t->err == UN_OK;
+}
+
+static int sign64(int64_t v) { return (v > 0) - (v < 0); }
+
+/* Side of the point base + dir*n/d + e1 (ex, ey) + e2 (-ey, ex) relative to
+ * the line {x : x.nrm = H}: the sign of x.nrm - H, ties broken by the
+ * perturbation terms in order (ex = ey = 0: no perturbation). */
+static int side_of(un_pt base, int64_t dx, int64_t dy, int64_t n, int64_t d, int64_t ex,
+                   int64_t ey, int64_t nx, int64_t ny, int64_t H)
 {
     int64_t c = base.x * nx + base.y * ny - H, dn = dx * nx + dy * ny;
-    /* d*c + dn*n >= 0 */
-    return un_sign_mul_sub(d, c, -dn, n) >= 0;
+    int s = un_sign_mul_sub(d, c, -dn, n);  /* sign(d*c + dn*n) */
+    if (s) return s;
+    if ((s = sign64(ex * nx + ey * ny)) != 0) return s;
+    return sign64(ex * ny - ey * nx);
 }
 
 /* Support value of a triangle in direction (nx, ny). */
@@ -175,9 +210,10 @@ static int64_t support(const un_pt *tri, int64_t nx, int64_t ny)
     return a > b ? (a > c ? a : c) : (b > c ? b : c);
 }
 
-static int tri_free_at(void *ctx, un_pt base, int64_t dx, int64_t dy, int64_t n, int64_t d)
+/* Is the (perturbed) point strictly inside the sum of some triangle pair? */
+static int tri_inside(const tri_set *t, un_pt base, int64_t dx, int64_t dy, int64_t n, int64_t d,
+                      int64_t ex, int64_t ey)
 {
-    const tri_set *t = (const tri_set *)ctx;
     double tx = (double)base.x + (double)dx * ((double)n / (double)d);
     double ty = (double)base.y + (double)dy * ((double)n / (double)d);
     int32_t i, j, k, m;
@@ -196,13 +232,29 @@ static int tri_free_at(void *ctx, un_pt base, int64_t dx, int64_t dy, int64_t n,
                 for (k = 0; k < 3 && !sep; k++) {
                     un_pt p = tri[m][k], q = tri[m][(k + 1) % 3];
                     int64_t nx = q.y - p.y, ny = p.x - q.x;
-                    sep = beyond(base, dx, dy, n, d, nx, ny, support(tri[0], nx, ny) + support(tri[1], nx, ny));
+                    sep = side_of(base, dx, dy, n, d, ex, ey, nx, ny,
+                                  support(tri[0], nx, ny) + support(tri[1], nx, ny)) >= 0;
                 }
             }
-            if (!sep) return 0;
+            if (!sep) return 1;
         }
     }
-    return 1;
+    return 0;
+}
+
+/* Failures to triangulate answer conservatively (not free, inside); running
+ * out of memory is reported by un_msum_rings afterwards. */
+static int tri_free_at(void *ctx, un_pt base, int64_t dx, int64_t dy, int64_t n, int64_t d)
+{
+    tri_set *t = (tri_set *)ctx;
+    return tri_ready(t) && !tri_inside(t, base, dx, dy, n, d, 0, 0);
+}
+
+static int tri_inside_near(void *ctx, un_pt base, int64_t dx, int64_t dy, int64_t n, int64_t d,
+                           int64_t ex, int64_t ey)
+{
+    tri_set *t = (tri_set *)ctx;
+    return !tri_ready(t) || tri_inside(t, base, dx, dy, n, d, ex, ey);
 }
 
 /* Is ring p (cleaned, counter-clockwise) convex: every turn to the left and
@@ -256,11 +308,29 @@ static un_status convex_sum(const un_pt *P, int32_t np, const un_pt *Q, int32_t 
     return s;
 }
 
+/* Arrange the convolutions (reduced or full) of every component pair of
+ * the bridged operands: their union is the sum. */
+static un_status convolve_all(un_arr *w, const un_rings *pa, const un_rings *pb, int reduced,
+                              const un_verifier *vf, un_seg **segs, int32_t *nseg, int32_t *cap)
+{
+    int32_t i, j;
+    un_status s;
+    *nseg = 0;
+    for (i = 0; i < pa->nrings; i++)
+        for (j = 0; j < pb->nrings; j++) {
+            s = un_convolve(pa->pts + pa->start[i], pa->start[i + 1] - pa->start[i], pb->pts + pb->start[j],
+                            pb->start[j + 1] - pb->start[j], reduced, segs, nseg, cap);
+            if (s != UN_OK) return s;
+        }
+    return un_arr_run(w, *segs, *nseg, reduced ? UN_SEL_RCONV : UN_SEL_CONV, vf);
+}
+
 un_status un_msum_rings(un_arr *w, const un_rings *a, const un_rings *b, int flags, un_rings *out)
 {
     un_rings pa, pb;
     un_seg *segs = NULL;
-    int32_t nseg = 0, cap = 0, i, j, k, tcap = 0, bcap = 0;
+    int32_t nseg = 0, cap = 0, k;
+    int simple_a, simple_b;
     tri_set tris;
     un_verifier vf;
     un_status s;
@@ -280,28 +350,25 @@ un_status un_msum_rings(un_arr *w, const un_rings *a, const un_rings *b, int fla
         s = convex_sum(pa.pts, pa.start[1], pb.pts, pb.start[1], out);
         goto done;
     }
-    /* the union over component pairs is the winding sum of their
-     * convolutions: each is non-negative and positive exactly on its sum */
-    for (i = 0; i < pa.nrings; i++)
-        for (j = 0; j < pb.nrings; j++) {
-            s = un_convolve(pa.pts + pa.start[i], pa.start[i + 1] - pa.start[i],
-                            pb.pts + pb.start[j], pb.start[j + 1] - pb.start[j], &segs, &nseg, &cap);
-            if (s != UN_OK) goto done;
-        }
-    /* triangles of a, then of -b, for the exact test of degenerate parts;
-     * without a triangulation those parts are closed (conservative) */
-    vf.free_at = tri_free_at;
+    /* faces the reduced convolution cannot classify, and (with
+     * UN_MSUM_EXACT) degenerate free parts, are decided by triangles of a
+     * and -b */
+    tris.a = &pa;
+    tris.b = &pb;
+    vf.free_at = (flags & UN_MSUM_EXACT) ? tri_free_at : NULL;
+    vf.inside_near = tri_inside_near;
     vf.ctx = &tris;
-    if (flags & UN_MSUM_EXACT) {
-        s = add_triangles(&tris, &tcap, &bcap, &pa);
-        tris.na = tris.nb;
-        tris.nb = 0;
-        if (s == UN_OK) s = add_triangles(&tris, &tcap, &bcap, &pb);
-        if (s == UN_ENOMEM) goto done;
-    } else {
-        s = UN_EINVAL; /* no verifier */
+    if ((s = un_rings_simple(a, &simple_a)) != UN_OK) goto done;
+    if ((s = un_rings_simple(b, &simple_b)) != UN_OK) goto done;
+    s = simple_a && simple_b ? convolve_all(w, &pa, &pb, 1, &vf, &segs, &nseg, &cap) : UN_EINTERNAL;
+    if (s == UN_EINTERNAL) {
+        /* rings that meet (or, defensively, faces that did not close):
+         * the full convolution's winding numbers need no such promise */
+        s = convolve_all(w, &pa, &pb, 0, &vf, &segs, &nseg, &cap);
     }
-    s = un_arr_run(w, segs, nseg, UN_SEL_CONV, s == UN_OK ? &vf : NULL);
+    /* rings that cannot be triangulated (they cross themselves) leave
+     * their degenerate parts closed, as with no UN_MSUM_EXACT */
+    if (s == UN_OK && tris.err == UN_ENOMEM) s = UN_ENOMEM;
     if (s != UN_OK) goto done;
     if ((s = un_loops_to_obstacles(w, out)) == UN_OK) s = un_rings_clean(out, 1);
 done:

@@ -127,7 +127,7 @@ static void test_convolve_counts(void)
     const un_pt Q[3] = {{0, 0}, {2, 0}, {0, 2}};
     un_seg *segs = NULL;
     int32_t n = 0, cap = 0, i;
-    CHECK_OK(un_convolve(P, 4, Q, 3, &segs, &n, &cap));
+    CHECK_OK(un_convolve(P, 4, Q, 3, 0, &segs, &n, &cap));
     CHECK_EQ(n, 7);
     for (i = 0; i < n; i++) CHECK(segs[i].ws == 1 && segs[i].wc == 0);
     free(segs);
@@ -223,11 +223,172 @@ static void test_outline_faces(void)
     un_arr_free(w);
 }
 
+/* A random star polygon around (cx, cy): simple when every radius is
+ * positive; with a random centre offset, often not (the sorted angles then
+ * zig-zag).  Coarse coordinates give collinear and touching edges. */
+static void random_star(uint64_t *s, un_rings *r, int64_t cx, int64_t cy, int64_t rad, int64_t shift, int hole)
+{
+    un_pt p[48];
+    int32_t n = (int32_t)tu_range(s, 3, 40), i;
+    double th[48], pi = 3.14159265358979323846;
+    for (i = 0; i < n; i++) th[i] = 2 * pi * (double)tu_range(s, 0, 1 << 20) / (double)(1 << 20);
+    for (i = 1; i < n; i++) {   /* sort the angles */
+        double x = th[i];
+        int32_t j = i;
+        while (j > 0 && th[j - 1] > x) { th[j] = th[j - 1]; j--; }
+        th[j] = x;
+    }
+    for (i = 0; i < n; i++) {
+        double rr = (double)rad * (0.4 + 0.6 * (double)tu_range(s, 0, 1000) / 1000.0);
+        p[i] = tu_pt(cx + shift + (int64_t)(rr * cos(th[i])), cy + (int64_t)(rr * sin(th[i])));
+    }
+    if (un_rings_add(r, p, n) != UN_OK) abort();
+    if (hole) {
+        int64_t h = rad / 5 > 1 ? rad / 5 : 1;
+        un_pt q[4];
+        q[0] = tu_pt(cx - h, cy - h); q[1] = tu_pt(cx - h, cy + h);
+        q[2] = tu_pt(cx + h, cy + h); q[3] = tu_pt(cx + h, cy - h);
+        if (un_rings_add(r, q, 4) != UN_OK) abort();
+    }
+}
+
+/* The no-fit polygon from the full convolution and winding numbers: what
+ * un_msum_rings computed before the reduced convolution. */
+static un_status full_nfp(un_arr *w, const un_rings *a, const un_rings *b, un_rings *out)
+{
+    un_rings pa, pb;
+    un_seg *segs = NULL;
+    int32_t n = 0, cap = 0, i, j, k;
+    un_status s;
+    un_rings_init(&pa); un_rings_init(&pb);
+    un_rings_clear(out);
+    s = un_poly_bridge(a, &pa);
+    if (s == UN_OK) s = un_poly_bridge(b, &pb);
+    for (k = 0; s == UN_OK && k < un_rings_npts(&pb); k++) { pb.pts[k].x = -pb.pts[k].x; pb.pts[k].y = -pb.pts[k].y; }
+    for (i = 0; s == UN_OK && i < pa.nrings; i++)
+        for (j = 0; s == UN_OK && j < pb.nrings; j++)
+            s = un_convolve(pa.pts + pa.start[i], pa.start[i + 1] - pa.start[i], pb.pts + pb.start[j],
+                            pb.start[j + 1] - pb.start[j], 0, &segs, &n, &cap);
+    if (s == UN_OK) s = un_arr_run(w, segs, n, UN_SEL_CONV, NULL);
+    if (s == UN_OK) s = un_loops_to_obstacles(w, out);
+    if (s == UN_OK) s = un_rings_clean(out, 1);
+    free(segs);
+    un_rings_free(&pa); un_rings_free(&pb);
+    return s;
+}
+
+/* Index of ring k's lowest-leftmost point. */
+static int32_t ring_first(const un_rings *r, int32_t k)
+{
+    int32_t i, best = r->start[k];
+    for (i = r->start[k] + 1; i < r->start[k + 1]; i++)
+        if (un_pt_cmp(r->pts[i], r->pts[best]) < 0) best = i;
+    return best;
+}
+
+/* Do x and y hold the same rings, whatever point each ring starts at and
+ * whatever order the rings come in? */
+static int rings_equal(const un_rings *x, const un_rings *y)
+{
+    int32_t k, j, i;
+    if (x->nrings != y->nrings || un_rings_npts(x) != un_rings_npts(y)) return 0;
+    for (k = 0; k < x->nrings; k++) {
+        int32_t n = x->start[k + 1] - x->start[k], fx = ring_first(x, k), found = 0;
+        for (j = 0; j < y->nrings && !found; j++) {
+            int32_t fy = ring_first(y, j);
+            if (y->start[j + 1] - y->start[j] != n || un_pt_cmp(x->pts[fx], y->pts[fy]) != 0) continue;
+            for (i = 0; i < n; i++) {
+                int32_t a = x->start[k] + (fx - x->start[k] + i) % n, b = y->start[j] + (fy - y->start[j] + i) % n;
+                if (un_pt_cmp(x->pts[a], y->pts[b]) != 0) break;
+            }
+            found = i == n;
+        }
+        if (!found) return 0;
+    }
+    return 1;
+}
+
+static void test_reduced_convolution_matches_full(void)
+{
+    /* without UN_MSUM_EXACT both close the degenerate parts, so the two
+     * methods must give the very same rings (up to where each starts): the
+     * reduced convolution for simple operands, the fallback to the full one
+     * for the others */
+    un_arr *w = un_arr_new(), *w2 = un_arr_new();
+    un_rings a, b, got, want;
+    uint64_t s = 2027;
+    int iter, nsimple = 0, nholes = 0, nfailed = 0;
+    un_rings_init(&a); un_rings_init(&b); un_rings_init(&got); un_rings_init(&want);
+    for (iter = 0; iter < 1500; iter++) {
+        int64_t scale = iter % 3 == 0 ? 12 : iter % 3 == 1 ? 1000 : 1000000;
+        int simple_a, simple_b, holes = iter % 5 == 0;
+        un_status st_want, st_got;
+        un_rings_clear(&a); un_rings_clear(&b);
+        random_star(&s, &a, 0, 0, scale, iter % 4 == 3 ? scale / 2 : 0, holes);
+        random_star(&s, &b, 0, 0, scale / 2 + 1, iter % 7 == 6 ? scale / 3 : 0, iter % 9 == 0);
+        CHECK_OK(un_rings_simple(&a, &simple_a));
+        CHECK_OK(un_rings_simple(&b, &simple_b));
+        nsimple += simple_a && simple_b;
+        nholes += holes && simple_a;
+        /* the full convolution may give up on spiky crossing rings: the
+         * same answer is expected then */
+        st_want = full_nfp(w2, &a, &b, &want);
+        st_got = un_msum_rings(w, &a, &b, UN_MSUM_NFP, &got);
+        CHECK_EQ(st_got, st_want);
+        nfailed += st_want != UN_OK;
+        CHECK_MSG(rings_equal(&got, &want), "iteration %d (simple %d %d): %d rings, full %d", iter, simple_a,
+                  simple_b, (int)got.nrings, (int)want.nrings);
+    }
+    /* both kinds were exercised */
+    CHECK(nsimple > 300 && nsimple < 1400);
+    CHECK(nholes > 50);
+    CHECK(nfailed < 15);
+    un_rings_free(&a); un_rings_free(&b); un_rings_free(&got); un_rings_free(&want);
+    un_arr_free(w); un_arr_free(w2);
+}
+
+static void test_rings_simple(void)
+{
+    static const int64_t square[] = {0, 0, 10, 0, 10, 10, 0, 10};
+    static const int64_t hole[] = {3, 3, 3, 6, 6, 6, 6, 3};
+    static const int64_t eight[] = {0, 0, 10, 10, 10, 0, 0, 10};
+    static const int64_t spike[] = {0, 0, 10, 0, 10, 10, 10, 5};
+    static const int64_t pinch[] = {0, 0, 5, 5, 10, 0, 10, 10, 5, 5, 0, 10};
+    static const int64_t beside[] = {10, 2, 14, 2, 14, 6, 10, 6};   /* shares x = 10 */
+    static const int64_t far[] = {20, 0, 24, 0, 24, 4};
+    un_rings r;
+    int simple;
+    un_rings_init(&r);
+    tu_add(&r, square, 4);
+    CHECK_OK(un_rings_simple(&r, &simple)); CHECK_EQ(simple, 1);
+    tu_add(&r, hole, 4);                      /* a hole inside, apart */
+    CHECK_OK(un_rings_simple(&r, &simple)); CHECK_EQ(simple, 1);
+    tu_add(&r, far, 3);
+    CHECK_OK(un_rings_simple(&r, &simple)); CHECK_EQ(simple, 1);
+    tu_add(&r, beside, 4);                    /* touches the square */
+    CHECK_OK(un_rings_simple(&r, &simple)); CHECK_EQ(simple, 0);
+    un_rings_clear(&r);
+    tu_add(&r, eight, 4);
+    CHECK_OK(un_rings_simple(&r, &simple)); CHECK_EQ(simple, 0);
+    un_rings_clear(&r);
+    tu_add(&r, spike, 4);
+    CHECK_OK(un_rings_simple(&r, &simple)); CHECK_EQ(simple, 0);
+    un_rings_clear(&r);
+    tu_add(&r, pinch, 6);                     /* touches itself at (5, 5) */
+    CHECK_OK(un_rings_simple(&r, &simple)); CHECK_EQ(simple, 0);
+    un_rings_clear(&r);
+    tu_add(&r, far, 2);                       /* too short */
+    CHECK_OK(un_rings_simple(&r, &simple)); CHECK_EQ(simple, 0);
+    un_rings_free(&r);
+}
+
 int main(void)
 {
     RUN(test_convex_sums_match_hull_of_sums);
     RUN(test_nfp_degenerate_parts);
     RUN(test_convolve_counts);
+    RUN(test_reduced_convolution_matches_full);
+    RUN(test_rings_simple);
     RUN(test_disk_polygon);
     RUN(test_outline_faces);
     return tu_report("test_minkowski_outline");
