@@ -29,7 +29,7 @@ Ring = np.ndarray
 Rings = List[np.ndarray]
 Region = List[np.ndarray]
 
-__all__ = ["outline", "simplify", "convex_hull", "nfp", "ifp", "cfr", "point_at", "overlaps"]
+__all__ = ["outline", "simplify", "convex_hull", "nfp", "ifp", "cfr", "cfr_from_nfps", "point_at", "overlaps"]
 
 
 def _number(value, name: str) -> float:
@@ -116,6 +116,20 @@ def cfr(container: Sequence, placed: Sequence[Sequence], piece: Sequence, margin
     point and each ring starts at its own leftmost point.
     """
     return _core.cfr(container, _polygons(placed, "placed"), piece, _number(margin, "margin"))
+
+
+def cfr_from_nfps(container: Sequence, nfps: Sequence[Sequence], piece: Sequence) -> List[Region]:
+    """Collision-free regions from no-fit polygons computed before.
+
+    ``nfps`` holds, for each placed island, ``nfp(island, piece)`` computed
+    with the island at the origin and moved by the island's translation (a
+    no-fit polygon moves with its island and does not change otherwise).
+    The result is that of ``cfr(container, placed, piece)`` with margin 0:
+    the inner-fit region minus the union of ``nfps``.  This is how the
+    packing engine works, with every no-fit polygon taken from its cache;
+    a script that places many pieces among the same islands can do the same.
+    """
+    return _core.cfr_from_nfps(container, _polygons(nfps, "nfps"), piece)
 
 
 def point_at(region: Sequence, r: float) -> Tuple[float, float]:

@@ -68,6 +68,7 @@ struct un_arr {
     int32_t *ord;   int32_t cap_ord;
     int32_t *tmp;   int32_t cap_tmp;
     lev     *lv;    int32_t cap_lv;
+    int32_t *act;   int32_t cap_act;     /* (tag, count) of solids active on a line */
     mseg    *ms;    int32_t cap_ms;  int32_t nms;
     /* grid */
     int32_t *cellcnt; int32_t cap_cellcnt;
@@ -126,7 +127,7 @@ un_arr *un_arr_new(void)
 void un_arr_free(un_arr *w)
 {
     if (!w) return;
-    free(w->cs); free(w->ord); free(w->tmp); free(w->lv); free(w->ms);
+    free(w->cs); free(w->ord); free(w->tmp); free(w->lv); free(w->act); free(w->ms);
     free(w->cellcnt); free(w->cellit); free(w->pairc); free(w->cand);
     free(w->in); free(w->inst); free(w->uf);
     free(w->vid); free(w->vxy); free(w->vpt); free(w->vint); free(w->vinc); free(w->vseg);
@@ -175,6 +176,39 @@ static int cmp_lev(int32_t a, int32_t b, const void *ctx)
     const lev *l = (const lev *)ctx;
     if (l[a].s != l[b].s) return l[a].s < l[b].s ? -1 : 1;
     return a < b ? -1 : (a > b);
+}
+
+/* Count a solid segment with this tag in (+1) or out (-1) of the active
+ * list act[0..*nact) of (tag, count) pairs. */
+static un_status track_tag(un_arr *w, int32_t *nact, int32_t tag, int32_t delta)
+{
+    int32_t i;
+    for (i = 0; i < *nact; i++)
+        if (w->act[2 * i] == tag) {
+            if ((w->act[2 * i + 1] += delta) == 0) {   /* gone: the last takes its place */
+                (*nact)--;
+                w->act[2 * i] = w->act[2 * *nact];
+                w->act[2 * i + 1] = w->act[2 * *nact + 1];
+            }
+            return UN_OK;
+        }
+    UN_TRY(UN_RESERVE(w->act, w->cap_act, 2 * ((int64_t)*nact + 1)));
+    w->act[2 * *nact] = tag;
+    w->act[2 * *nact + 1] = delta;
+    (*nact)++;
+    return UN_OK;
+}
+
+/* The common tag of the active solid segments, TAG_MIXED when they differ,
+ * -1 when there are none. */
+static int32_t active_tag(const un_arr *w, int32_t nact)
+{
+    int32_t i, tag = -1;
+    for (i = 0; i < nact; i++) {
+        if (tag == -1) tag = w->act[2 * i];
+        else if (tag != w->act[2 * i]) return TAG_MIXED;
+    }
+    return tag;
 }
 
 static un_status merge_collinear(un_arr *w, const un_seg *segs, int32_t n)
@@ -240,22 +274,19 @@ static un_status merge_collinear(un_arr *w, const un_seg *segs, int32_t n)
             int32_t *lo = w->ord + m; /* scratch after the segment order */
             for (j = 0; j < nl; j++) lo[j] = j;
             un_sort_idx(lo, nl, cmp_lev, w->lv, w->tmp);
-            /* the line's tag is that of its solid segments if they agree
-             * (one piece of the line may then carry no solid at all) */
+            /* a piece's tag is that of the solid segments running along it
+             * if they agree: the solids active on the line are counted by
+             * tag (few at a time, so a short list) */
             {
-                int32_t tag = -1;
-                for (j = 0; j < nl; j++) {
-                    int32_t t = w->lv[j].tag;
-                    if (t == -1) continue;
-                    if (tag == -1) tag = t;
-                    else if (tag != t) tag = TAG_MIXED;
-                }
+                int32_t nact = 0, tag;
                 for (j = 0; j < nl; j++) {
                     const lev *e = w->lv + lo[j];
                     cur[0] += e->fs; cur[1] += e->bs; cur[2] += e->fc; cur[3] += e->bc;
+                    if (e->tag != -1 && (e->fs || e->bs)) UN_TRY(track_tag(w, &nact, e->tag, e->fs + e->bs > 0 ? 1 : -1));
                     if (j + 1 < nl && w->lv[lo[j + 1]].s != e->s &&
                         (cur[0] || cur[1] || cur[2] || cur[3])) {
                         mseg *o;
+                        tag = active_tag(w, nact);
                         UN_TRY(UN_RESERVE(w->ms, w->cap_ms, (int64_t)w->nms + 1));
                         o = w->ms + w->nms++;
                         o->lo = e->p;

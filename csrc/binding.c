@@ -402,40 +402,58 @@ static PyObject *py_ifp(PyObject *self, PyObject *args)
     return res;
 }
 
-static PyObject *py_cfr(PyObject *self, PyObject *args)
+/* cfr from placed polygons (nfps_given = 0: margin follows in args) or
+ * from no-fit polygons computed before (1). */
+static PyObject *cfr_common(PyObject *args, int nfps_given)
 {
     PyObject *co, *plo, *po, *res = NULL, *fast = NULL;
-    un_frings c, p, *placed = NULL;
+    un_frings c, p, *polys = NULL;
     un_fregions out;
-    double margin;
+    double margin = 0;
+    const char *what = nfps_given ? "nfps" : "placed";
     Py_ssize_t n = 0, k;
     un_status s;
-    (void)self;
-    if (!PyArg_ParseTuple(args, "OOOd", &co, &plo, &po, &margin)) return NULL;
+    if (nfps_given ? !PyArg_ParseTuple(args, "OOO", &co, &plo, &po) : !PyArg_ParseTuple(args, "OOOd", &co, &plo, &po, &margin))
+        return NULL;
     if (!(margin >= 0) || !isfinite(margin)) return PyErr_Format(PyExc_ValueError, "margin must be a finite number >= 0");
-    if (!(fast = PySequence_Fast(plo, "placed must be a list of polygons (lists of rings)"))) return NULL;
+    if (!(fast = PySequence_Fast(plo, nfps_given ? "nfps must be a list of polygons (lists of rings)"
+                                                 : "placed must be a list of polygons (lists of rings)")))
+        return NULL;
     n = PySequence_Fast_GET_SIZE(fast);
     memset(&out, 0, sizeof out);
     un_frings_init(&c); un_frings_init(&p);
-    placed = (un_frings *)calloc((size_t)n + 1, sizeof *placed);
-    if (!placed) { PyErr_NoMemory(); goto done; }
+    polys = (un_frings *)calloc((size_t)n + 1, sizeof *polys);
+    if (!polys) { PyErr_NoMemory(); goto done; }
     if (to_frings(co, "container", &c) < 0 || to_frings(po, "piece", &p) < 0) goto done;
     for (k = 0; k < n; k++) {
         char label[64];
-        snprintf(label, sizeof label, "placed[%zd]", (Py_ssize_t)k);
-        if (to_frings(PySequence_Fast_GET_ITEM(fast, k), label, placed + k) < 0) goto done;
+        snprintf(label, sizeof label, "%s[%zd]", what, (Py_ssize_t)k);
+        if (to_frings(PySequence_Fast_GET_ITEM(fast, k), label, polys + k) < 0) goto done;
     }
     Py_BEGIN_ALLOW_THREADS
-    s = un_geom_cfr(&c, placed, (int32_t)n, &p, margin, &out);
+    s = nfps_given ? un_geom_cfr_nfps(&c, polys, (int32_t)n, &p, &out)
+                   : un_geom_cfr(&c, polys, (int32_t)n, &p, margin, &out);
     Py_END_ALLOW_THREADS
-    if (s != UN_OK) raise_status(s, "cfr");
+    if (s != UN_OK) raise_status(s, nfps_given ? "cfr_from_nfps" : "cfr");
     else res = regions_to_list(&out);
 done:
-    for (k = 0; placed && k < n; k++) un_frings_free(placed + k);
-    free(placed);
+    for (k = 0; polys && k < n; k++) un_frings_free(polys + k);
+    free(polys);
     Py_XDECREF(fast);
     un_frings_free(&c); un_frings_free(&p); un_fregions_free(&out);
     return res;
+}
+
+static PyObject *py_cfr(PyObject *self, PyObject *args)
+{
+    (void)self;
+    return cfr_common(args, 0);
+}
+
+static PyObject *py_cfr_from_nfps(PyObject *self, PyObject *args)
+{
+    (void)self;
+    return cfr_common(args, 1);
 }
 
 static PyObject *py_point_at(PyObject *self, PyObject *args)
@@ -824,6 +842,7 @@ static PyMethodDef methods[] = {
     MODULE_FUNCTION(hull, "hull(rings) -> [ring]"),
     MODULE_FUNCTION(ifp, "ifp(container, piece) -> regions"),
     MODULE_FUNCTION(cfr, "cfr(container, placed, piece, margin) -> regions"),
+    MODULE_FUNCTION(cfr_from_nfps, "cfr_from_nfps(container, nfps, piece) -> regions"),
     MODULE_FUNCTION(point_at, "point_at(region, r) -> (x, y)"),
     MODULE_FUNCTION(overlaps, "overlaps(a, b, margin) -> (bool, distance)"),
     MODULE_FUNCTION(components, "components(n, a, b) -> (labels, count)"),

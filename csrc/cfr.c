@@ -101,6 +101,7 @@ static int cfr_free_at(void *vctx, un_pt base, int64_t dx, int64_t dy, int64_t n
     const cfr_ctx *c = (const cfr_ctx *)vctx;
     un_rpt p;
     int32_t i, k;
+    double px, py;
     p.base = base; p.dx = dx; p.dy = dy; p.n = n; p.d = d;
     if (c->container) {
         int in = 0;
@@ -115,10 +116,18 @@ static int cfr_free_at(void *vctx, un_pt base, int64_t dx, int64_t dy, int64_t n
                un_rpt_cmp_y(&p, c->lo.y) < 0 || un_rpt_cmp_y(&p, c->hi.y) > 0) {
         return 0;
     }
+    px = un_rpt_x_approx(&p);
+    py = un_rpt_y_approx(&p);
     for (i = 0; i < c->nobs; i++) {
         const un_rings *r = c->obs[i].rings;
         int in = 0;
         un_rpt q = p;
+        double ox = (double)c->obs[i].off.x, oy = (double)c->obs[i].off.y;
+        /* far outside the obstacle's box (by more than a grid unit, which
+         * the double values cannot be off by): no exact test needed */
+        if (px - ox < (double)c->obs[i].lo.x - 1 || px - ox > (double)c->obs[i].hi.x + 1 ||
+            py - oy < (double)c->obs[i].lo.y - 1 || py - oy > (double)c->obs[i].hi.y + 1)
+            continue;
         /* test p - offset against the obstacle's own rings */
         q.base.x -= c->obs[i].off.x;
         q.base.y -= c->obs[i].off.y;
@@ -591,8 +600,12 @@ done:
     return s;
 }
 
-un_status un_geom_cfr(const un_frings *container, const un_frings *placed, int32_t nplaced,
-                      const un_frings *piece, double margin, un_fregions *out)
+/* The inner-fit region of piece in container minus obstacles.  With
+ * nfps_given the polygons are no-fit polygons computed before (translated
+ * to where their islands sit); otherwise they are the placed islands, and
+ * their no-fit polygons (grown by margin) are computed here. */
+static un_status geom_cfr(const un_frings *container, const un_frings *polys, int32_t nplaced,
+                          const un_frings *piece, double margin, int nfps_given, un_fregions *out)
 {
     un_grid g;
     un_rings c, p, ifp, pl, disk, infl, *nfps = NULL;
@@ -615,7 +628,7 @@ un_status un_geom_cfr(const un_frings *container, const un_frings *placed, int32
     if (!sets || !nfps || !obs) { s = UN_ENOMEM; goto done; }
     sets[0] = container;
     sets[1] = piece;
-    for (i = 0; i < nplaced; i++) sets[i + 2] = placed + i;
+    for (i = 0; i < nplaced; i++) sets[i + 2] = polys + i;
     if ((s = geom_fit(&g, sets, nplaced + 2, margin)) != UN_OK) goto done;
     if ((s = un_grid_in(&g, container, &c)) != UN_OK) goto done;
     if ((s = un_grid_in(&g, piece, &p)) != UN_OK) goto done;
@@ -623,12 +636,22 @@ un_status un_geom_cfr(const un_frings *container, const un_frings *placed, int32
     nd = un_disk_polygon((int64_t)ceil(margin / g.step), UN_DISK_MAX_SIDES, dpts);
     if (nd && (s = un_rings_add(&disk, dpts, nd)) != UN_OK) goto done;
     for (i = 0; i < nplaced; i++) {
-        if ((s = un_grid_in(&g, placed + i, &pl)) != UN_OK) goto done;
-        if (nd) {
-            if ((s = un_msum_rings(w, &pl, &disk, 0, &infl)) != UN_OK) goto done;
-            if ((s = un_rings_copy(&pl, &infl)) != UN_OK) goto done;
+        if (nfps_given) {
+            /* no-fit polygons live in translation space, where the grid has
+             * no origin offset (it cancels between island and piece); as
+             * obstacles they must be oriented by nesting (+1 inside) */
+            un_grid tg = g;
+            tg.ox = tg.oy = 0;
+            if ((s = un_grid_in(&tg, polys + i, nfps + i)) != UN_OK) goto done;
+            if ((s = un_rings_orient(nfps + i, NULL)) != UN_OK) goto done;
+        } else {
+            if ((s = un_grid_in(&g, polys + i, &pl)) != UN_OK) goto done;
+            if (nd) {
+                if ((s = un_msum_rings(w, &pl, &disk, 0, &infl)) != UN_OK) goto done;
+                if ((s = un_rings_copy(&pl, &infl)) != UN_OK) goto done;
+            }
+            if ((s = un_msum_rings(w, &pl, &p, UN_MSUM_NFP | UN_MSUM_EXACT, nfps + i)) != UN_OK) goto done;
         }
-        if ((s = un_msum_rings(w, &pl, &p, UN_MSUM_NFP | UN_MSUM_EXACT, nfps + i)) != UN_OK) goto done;
         obs[i].rings = nfps + i;
         obs[i].r0 = 0;
         obs[i].r1 = nfps[i].nrings;
@@ -644,6 +667,18 @@ done:
     un_rings_free(&pl); un_rings_free(&disk); un_rings_free(&infl);
     if (s != UN_OK) un_fregions_free(out);
     return s;
+}
+
+un_status un_geom_cfr(const un_frings *container, const un_frings *placed, int32_t nplaced,
+                      const un_frings *piece, double margin, un_fregions *out)
+{
+    return geom_cfr(container, placed, nplaced, piece, margin, 0, out);
+}
+
+un_status un_geom_cfr_nfps(const un_frings *container, const un_frings *nfps, int32_t n,
+                           const un_frings *piece, un_fregions *out)
+{
+    return geom_cfr(container, nfps, n, piece, 0, 1, out);
 }
 
 un_status un_region_point_at(const un_fregions *regions, int32_t k, double r, double out[2])

@@ -119,12 +119,18 @@ int un_rpt_orient(un_pt a, un_pt b, const un_rpt *p)
 
 int un_rpt_in_ring(const un_pt *r, int32_t n, const un_rpt *p)
 {
+    /* p.y in double is off by far less than one grid unit: edges more than
+     * a unit above or below it are settled without exact arithmetic */
+    double py = un_rpt_y_approx(p);
     int32_t i;
     int in = 0;
     for (i = 0; i < n; i++) {
         un_pt a = r[i], b = r[(i + 1) % n];
-        int ya = un_rpt_cmp_y(p, a.y), yb = un_rpt_cmp_y(p, b.y);
-        int o;
+        int ya, yb, o;
+        if (((double)a.y > py + 1 && (double)b.y > py + 1) || ((double)a.y < py - 1 && (double)b.y < py - 1))
+            continue;
+        ya = un_rpt_cmp_y(p, a.y);
+        yb = un_rpt_cmp_y(p, b.y);
         /* quick reject: p strictly above or below the edge */
         if (ya > 0 && yb > 0) continue;
         o = un_rpt_orient(a, b, p);

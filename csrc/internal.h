@@ -48,6 +48,18 @@ typedef struct {
     int64_t dx, dy, n, d;
 } un_rpt;
 
+/* p's coordinates in double: within 1e-5 of the exact ones (coordinates
+ * below 2^31, a few roundings), for filters that keep a margin of 1. */
+static inline double un_rpt_x_approx(const un_rpt *p)
+{
+    return (double)p->base.x + (double)p->dx * ((double)p->n / (double)p->d);
+}
+
+static inline double un_rpt_y_approx(const un_rpt *p)
+{
+    return (double)p->base.y + (double)p->dy * ((double)p->n / (double)p->d);
+}
+
 /* Signs of p.x - X, p.y - Y, and the orientation of p relative to a->b. */
 int un_rpt_cmp_x(const un_rpt *p, int64_t X);
 int un_rpt_cmp_y(const un_rpt *p, int64_t Y);

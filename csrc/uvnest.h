@@ -107,6 +107,12 @@ un_status un_geom_ifp(const un_frings *container, const un_frings *piece, un_fre
 un_status un_geom_cfr(const un_frings *container, const un_frings *placed, int32_t nplaced,
                       const un_frings *piece, double margin, un_fregions *out);
 
+/* The same from no-fit polygons computed before (un_geom_nfp of each placed
+ * island and the piece, translated to where the island sits): the engine's
+ * way, with every no-fit polygon from its cache. */
+un_status un_geom_cfr_nfps(const un_frings *container, const un_frings *nfps, int32_t n,
+                           const un_frings *piece, un_fregions *out);
+
 /* Point on region k's boundary at perimeter fraction r in [0,1). */
 un_status un_region_point_at(const un_fregions *regions, int32_t k, double r, double out[2]);
 

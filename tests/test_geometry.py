@@ -278,12 +278,9 @@ def test_cfr_boundary_points_and_vertices_are_feasible(scene, seed):
         assert _feasible(scene, t, tol), f"position {np.asarray(t).tolist()} is not feasible"
 
 
-@settings(SETTINGS, max_examples=100)
-@given(scene=cfr_scenes(), seed=seeds)
-def test_cfr_free_set_matches_direct_feasibility(scene, seed):
-    """Random translations: inside the returned regions (parity over all
-    rings) => feasible; outside them => not feasible with room to spare."""
-    regions, tol = _run_cfr(scene)
+def _check_free_set(scene, regions, tol, seed):
+    """Random translations: inside the regions (parity over all rings) =>
+    feasible; outside them => not feasible with room to spare."""
     rings = [r for reg in regions for r in reg]
     lo, hi = _ifp_box(scene)
     rng = np.random.default_rng(seed)
@@ -300,6 +297,44 @@ def test_cfr_free_set_matches_direct_feasibility(scene, seed):
         else:
             assert not _strictly_feasible(scene, t, delta / 4), \
                 f"t={t.tolist()} is feasible with clearance but outside every region"
+
+
+@settings(SETTINGS, max_examples=100)
+@given(scene=cfr_scenes(), seed=seeds)
+def test_cfr_free_set_matches_direct_feasibility(scene, seed):
+    regions, tol = _run_cfr(scene)
+    _check_free_set(scene, regions, tol, seed)
+
+
+def _cfr_via_nfps(scene):
+    """cfr_from_nfps with each no-fit polygon computed for the placed
+    polygon moved to the origin, then moved back (as a cache would)."""
+    C, placed, piece, _ = scene
+    rc, rpc = O.geom_to_rings(C), O.geom_to_rings(piece)
+    nfps = []
+    for p in placed:
+        x0, y0 = p.bounds[:2]
+        at_origin = O.geom_to_rings(affinity.translate(p, -x0, -y0))
+        nfps.append([r + (x0, y0) for r in G.nfp(at_origin, rpc)])
+    return G.cfr_from_nfps(rc, nfps, rpc)
+
+
+@settings(SETTINGS, max_examples=100)
+@given(scene=cfr_scenes().filter(lambda s: s[3] == 0.0), seed=seeds)
+def test_cfr_from_nfps_matches_direct_feasibility_and_cfr(scene, seed):
+    regions, tol = _run_cfr(scene)
+    via = _cfr_via_nfps(scene)
+    _check_free_set(scene, via, tol, seed)
+    for reg in via:   # every vertex, degenerate parts included, is feasible
+        for ring in reg:
+            for t in ring:
+                assert _feasible(scene, t, tol), f"position {t.tolist()} is not feasible"
+    # the same free area as cfr computing its own no-fit polygons (the two
+    # calls round onto different grids, so vertices may differ by the tol)
+    def area_set(regs):
+        return unary_union([O.rings_to_geom(reg) for reg in regs if all(len(r) >= 3 for r in reg)])
+    a, b = area_set(via), area_set(regions)
+    assert a.symmetric_difference(b).area <= 4 * tol * (a.length + b.length + 1)
 
 
 @settings(SETTINGS, max_examples=40)

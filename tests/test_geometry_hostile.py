@@ -164,6 +164,9 @@ def test_ifp_and_cfr_reject_bad_container_and_piece(case):
     expect_clear_error(lambda: G.cfr(bad, [], [SQ]), r"container")
     expect_clear_error(lambda: G.cfr([SQ * 4], [], bad), r"piece")
     expect_clear_error(lambda: G.cfr([SQ * 4], [[SQ], bad], [SQ]), r"placed\[1\]")
+    expect_clear_error(lambda: G.cfr_from_nfps(bad, [], [SQ]), r"container")
+    expect_clear_error(lambda: G.cfr_from_nfps([SQ * 4], [], bad), r"piece")
+    expect_clear_error(lambda: G.cfr_from_nfps([SQ * 4], [[SQ], bad], [SQ]), r"nfps\[1\]")
 
 
 @pytest.mark.parametrize("case", ["nan", "strings", "shape-3d", "two-points", "empty-list", "none"])
@@ -176,6 +179,7 @@ def test_overlaps_rejects_bad_polygons(case):
 @pytest.mark.parametrize("placed", [5, None, "abc", SQ], ids=["int", "none", "str", "single-array"])
 def test_cfr_rejects_placed_that_is_not_a_list_of_polygons(placed):
     expect_clear_error(lambda: G.cfr([SQ * 4], placed, [SQ]), r"placed")
+    expect_clear_error(lambda: G.cfr_from_nfps([SQ * 4], placed, [SQ]), r"nfps")
 
 
 # --------------------------------------------------------------- numbers
