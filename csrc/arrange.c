@@ -21,6 +21,8 @@
  *    numbers are propagated around vertices and along edges; each connected
  *    component is seeded by shooting a ray to the left of its leftmost
  *    vertex (an input endpoint, so the ray test is exact integer math).
+ *    A reduced convolution (UN_SEL_RCONV) has no winding numbers: its faces
+ *    are walked instead and each is classified once (4b).
  * 5. Edges are classified with open semantics for solids (a point on a
  *    solid's boundary is free) and closed semantics for the container, and
  *    the selected half-edges are chained into loops, turning as far right as

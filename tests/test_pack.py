@@ -578,9 +578,10 @@ def test_coverage_counts_only_what_is_inside_the_target():
 @pytest.mark.parametrize("case", [
     "locked-leaves-a-strip",
     pytest.param("large-margin", marks=pytest.mark.xfail(
-        strict=True, reason="BUG: with scale='fit' the engine gives up ('cannot fit') when the scale needed is "
-        "below about 1/8 of the grid's estimate (the grid caps the container, decode.c un_engine_set_scale "
-        "UN_ERANGE); the estimate counts locked islands but not the margin, so huge margins hit it")),
+        strict=True, reason="BUG: with scale='fit' the first layout must place every island, and the bottom-left "
+        "fill (r = f = 0: the leftmost point of the first region) puts the third square in the valley between "
+        "two margin-rounded no-fit polygons, mid-height, at every scale, so the fourth never fits and the "
+        "growing container reaches the grid's limit ('cannot fit'); margins up to 0.72 of the tile pack")),
 ])
 def test_fit_never_gives_up_while_there_is_room(case):
     if case == "locked-leaves-a-strip":
