@@ -115,6 +115,7 @@ struct un_arr {
     double  *oxy;   int32_t cap_oxy;
     un_pt   *opt;   int32_t cap_opt;
     int32_t  nout;
+    un_select ran;   /* the selection of the last run that finished */
 };
 
 
@@ -141,6 +142,7 @@ void un_arr_free(un_arr *w)
 }
 
 int32_t un_arr_nloops(const un_arr *w) { return w->nloops; }
+un_select un_arr_ran(const un_arr *w) { return w->ran; }
 const un_loop *un_arr_loops(const un_arr *w) { return w->loops; }
 const double *un_arr_xy(const un_arr *w) { return w->oxy; }
 const un_pt *un_arr_ipts(const un_arr *w) { return w->opt; }
@@ -1150,6 +1152,7 @@ un_status un_arr_run(un_arr *w, const un_seg *segs, int32_t nsegs, un_select sel
             g->b.y < -UN_COORD_LIMIT || g->b.y > UN_COORD_LIMIT)
             return UN_ERANGE;
     }
+    w->ran = sel;
     UN_TRY(merge_collinear(w, segs, nsegs));
     if (w->nms == 0) return UN_OK;
     UN_TRY(build_grid(w));

@@ -180,6 +180,9 @@ void      un_arr_free(un_arr *w);
 un_status un_arr_run(un_arr *w, const un_seg *segs, int32_t nsegs, un_select sel,
                      const un_verifier *verify);
 int32_t        un_arr_nloops(const un_arr *w);
+/* The selection the last un_arr_run was asked for (for tests: did a sum
+ * use the reduced convolution or fall back to the full one?). */
+un_select      un_arr_ran(const un_arr *w);
 const un_loop *un_arr_loops(const un_arr *w);
 /* Loop points: exact rational vertices as doubles, and rounded to the grid. */
 const double  *un_arr_xy(const un_arr *w);

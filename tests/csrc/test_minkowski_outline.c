@@ -317,7 +317,7 @@ static void test_reduced_convolution_matches_full(void)
     un_arr *w = un_arr_new(), *w2 = un_arr_new();
     un_rings a, b, got, want;
     uint64_t s = 2027;
-    int iter, nsimple = 0, nholes = 0, nfailed = 0;
+    int iter, nsimple = 0, nholes = 0, nfailed = 0, nreduced = 0;
     un_rings_init(&a); un_rings_init(&b); un_rings_init(&got); un_rings_init(&want);
     for (iter = 0; iter < 1500; iter++) {
         int64_t scale = iter % 3 == 0 ? 12 : iter % 3 == 1 ? 1000 : 1000000;
@@ -333,8 +333,15 @@ static void test_reduced_convolution_matches_full(void)
         /* the full convolution may give up on spiky crossing rings: the
          * same answer is expected then */
         st_want = full_nfp(w2, &a, &b, &want);
+        CHECK_OK(un_arr_run(w, NULL, 0, UN_SEL_COVERED, NULL));   /* marks "no arrangement" */
         st_got = un_msum_rings(w, &a, &b, UN_MSUM_NFP, &got);
         CHECK_EQ(st_got, st_want);
+        /* simple operands are summed by the reduced convolution itself, not
+         * by the fallback (two convex rings need no arrangement at all) */
+        if (simple_a && simple_b && st_got == UN_OK && un_arr_ran(w) != UN_SEL_COVERED) {
+            CHECK_MSG(un_arr_ran(w) == UN_SEL_RCONV, "iteration %d fell back to the full convolution", iter);
+            nreduced++;
+        }
         nfailed += st_want != UN_OK;
         CHECK_MSG(rings_equal(&got, &want), "iteration %d (simple %d %d): %d rings, full %d", iter, simple_a,
                   simple_b, (int)got.nrings, (int)want.nrings);
@@ -343,6 +350,7 @@ static void test_reduced_convolution_matches_full(void)
     CHECK(nsimple > 300 && nsimple < 1400);
     CHECK(nholes > 50);
     CHECK(nfailed < 15);
+    CHECK(nreduced > 300);
     un_rings_free(&a); un_rings_free(&b); un_rings_free(&got); un_rings_free(&want);
     un_arr_free(w); un_arr_free(w2);
 }
