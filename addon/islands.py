@@ -102,13 +102,6 @@ def _clip_half_plane(pts: np.ndarray, axis: int, bound: float, keep_above: bool)
     return np.stack((pts, hit), axis=1)[np.stack((inside, crosses), axis=1)]
 
 
-def _signed_area(pts: np.ndarray) -> float:
-    if len(pts) < 3:
-        return 0.0
-    x, y = pts[:, 0], pts[:, 1]
-    return 0.5 * float(np.dot(x, np.roll(y, -1)) - np.dot(np.roll(x, -1), y))
-
-
 def clipped_area(rings: Sequence[np.ndarray], box: Tuple[float, float, float, float] = (0.0, 0.0, 1.0, 1.0)) -> float:
     """Area of the region bounded by ``rings`` (outer and hole rings, any
     consistent orientation) inside the rectangle ``box = (x0, y0, x1, y1)``.
@@ -118,17 +111,18 @@ def clipped_area(rings: Sequence[np.ndarray], box: Tuple[float, float, float, fl
     area) and the signed areas are added, so holes subtract.
     """
     x0, y0, x1, y1 = box
-    total = 0.0
+    clipped = []
     for ring in rings:
         pts = np.asarray(ring, dtype=np.float64)
         for axis, bound, above in ((0, x0, True), (0, x1, False), (1, y0, True), (1, y1, False)):
             pts = _clip_half_plane(pts, axis, bound, above)
-        total += _signed_area(pts)
-    return abs(total)
+        if len(pts) >= 3:
+            clipped.append(pts)
+    return abs(float(ring_areas(clipped).sum()))
 
 
-def _ring_areas(rings: List[np.ndarray]) -> np.ndarray:
-    """Signed area of each ring (counter-clockwise positive), vectorised."""
+def ring_areas(rings: Sequence[np.ndarray]) -> np.ndarray:
+    """Signed area of each (non-empty) ring, counter-clockwise positive, vectorised."""
     if not rings:
         return np.zeros(0)
     pts = np.concatenate(rings)
@@ -155,7 +149,7 @@ def _islands(uvs: np.ndarray, start: np.ndarray, idx: np.ndarray, face_group: np
     pts = uvs[used]
     lo = np.minimum.reduceat(pts, used_bounds[:-1], axis=0)
     hi = np.maximum.reduceat(pts, used_bounds[:-1], axis=0)
-    ring_area = _ring_areas([r for rings in outlines for r in rings])
+    ring_area = ring_areas([r for rings in outlines for r in rings])
     ring_bounds = np.concatenate(([0], np.cumsum([len(rings) for rings in outlines])))
     area = np.abs(np.add.reduceat(np.append(ring_area, 0.0), ring_bounds[:-1]))
     area[ring_bounds[:-1] == ring_bounds[1:]] = 0.0
@@ -167,7 +161,7 @@ def _islands(uvs: np.ndarray, start: np.ndarray, idx: np.ndarray, face_group: np
 
 def _filled(outlines: List[List[np.ndarray]]) -> List[List[np.ndarray]]:
     """The outer rings of each outline (its holes filled)."""
-    positive = iter(_ring_areas([r for rings in outlines for r in rings]) > 0)
+    positive = iter(ring_areas([r for rings in outlines for r in rings]) > 0)
     return [[r for r in rings if next(positive)] for rings in outlines]
 
 

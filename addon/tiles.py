@@ -14,7 +14,7 @@ import numpy as np
 
 from . import _core
 from ._faces import faces_csr
-from .islands import Island
+from .islands import Island, ring_areas
 
 __all__ = ["pack_pow2_squares", "udim_origin", "default_tiles", "texel_scales", "inflated_area",
            "tile_lower_bound", "snap_translations"]
@@ -127,18 +127,10 @@ def inflated_area(rings: List[np.ndarray], radius: float) -> float:
     """Area of ``rings`` grown by ``radius`` (Minkowski sum with a regular
     octagon inscribed in the disk, so never more than the true grown area)."""
     if radius <= 0:
-        return _rings_area(rings)
+        return float(ring_areas(rings).sum())
     angles = np.arange(8) * (math.pi / 4)
     octagon = np.column_stack([np.cos(angles), np.sin(angles)]) * radius
-    return _rings_area(_core.nfp(rings, [octagon]))
-
-
-def _rings_area(rings: List[np.ndarray]) -> float:
-    total = 0.0
-    for r in rings:
-        x, y = r[:, 0], r[:, 1]
-        total += 0.5 * float(x @ np.roll(y, -1) - np.roll(x, -1) @ y)
-    return total
+    return float(ring_areas(_core.nfp(rings, [octagon])).sum())
 
 
 def tile_lower_bound(areas: Sequence[float], margin: float, padding: float,

@@ -115,7 +115,7 @@ struct un_arr {
     double  *oxy;   int32_t cap_oxy;
     un_pt   *opt;   int32_t cap_opt;
     int32_t  nout;
-    un_select ran;   /* the selection of the last run that finished */
+    un_select ran;   /* the selection the last run was asked for */
 };
 
 

@@ -214,9 +214,12 @@ static int64_t support(const un_pt *tri, int64_t nx, int64_t ny)
 static int tri_inside(const tri_set *t, un_pt base, int64_t dx, int64_t dy, int64_t n, int64_t d,
                       int64_t ex, int64_t ey)
 {
-    double tx = (double)base.x + (double)dx * ((double)n / (double)d);
-    double ty = (double)base.y + (double)dy * ((double)n / (double)d);
+    un_rpt at;
+    double tx, ty;
     int32_t i, j, k, m;
+    at.base = base; at.dx = dx; at.dy = dy; at.n = n; at.d = d;
+    tx = un_rpt_x_approx(&at);
+    ty = un_rpt_y_approx(&at);
     for (i = 0; i < t->na; i++) {
         const double *ba = t->box + 4 * i;
         for (j = t->na; j < t->na + t->nb; j++) {
