@@ -463,6 +463,12 @@ class LiveSession:
         if packer.final:  # e.g. bounding boxes: searching cannot improve the first layout
             self._end("finished", "final layout")
             return
+        lim = self.limits
+        with packer._stop_at(self._t0 + lim.time_limit if lim.time_limit > 0 else None):
+            self._search(packer)
+
+    def _search(self, packer: Packer) -> None:
+        """Step ``packer`` until a limit is reached or the session is stopped."""
         last = time.perf_counter()
         lim = self.limits
         while True:

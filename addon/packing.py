@@ -15,6 +15,7 @@ Snapped layouts are checked again, exactly, at the requested margin.
 """
 from __future__ import annotations
 
+import contextlib
 import math
 import threading
 import time
@@ -395,6 +396,12 @@ class Packer:
         self._lock = threading.Lock()
         self._cancelled = False
         self._core = None
+        #: moves per call into C: grown while moves are cheap (a move is a
+        #: decode, which at thousands of islands takes seconds)
+        self._chunk = 1
+        #: bumped when a deadline is disarmed, so a late timer cancels nothing
+        self._deadline_generation = 0
+        self._deadline_lock = threading.Lock()
         self._pow2 = self._pow2_layout(moving)
         #: True when the first layout is final (power-of-two squares, boxes):
         #: searching further cannot improve it
@@ -625,13 +632,12 @@ class Packer:
             improved = False
             left = iterations
             deadline = None if seconds is None else time.perf_counter() + seconds
-            chunk = 8
             while True:
                 if left is not None and left <= 0:
                     break
                 if deadline is not None and time.perf_counter() >= deadline:
                     break
-                n = chunk if left is None else min(chunk, left)
+                n = self._chunk if left is None else min(self._chunk, left)
                 t0 = time.perf_counter()
                 better, cancelled = self._core.run(n)
                 spent = time.perf_counter() - t0
@@ -646,10 +652,38 @@ class Packer:
                 # aim for chunks of about 20 ms, so time limits and cancel
                 # are honoured promptly
                 if spent < 0.01:
-                    chunk = min(chunk * 2, 1 << 20)
-                elif spent > 0.04 and chunk > 1:
-                    chunk //= 2
+                    self._chunk = min(self._chunk * 2, 1 << 20)
+                elif spent > 0.04 and self._chunk > 1:
+                    self._chunk //= 2
             return improved
+
+    @contextlib.contextmanager
+    def _stop_at(self, deadline: Optional[float]) -> Iterator[None]:
+        """While active, cancel the running search at ``deadline``
+        (``time.perf_counter()`` seconds), in the middle of a move if need
+        be: a move is a whole decode, which at thousands of islands takes
+        seconds, and a time limit is a promise.  ``step()`` keeps the best
+        layout and searches again on its next call."""
+        if deadline is None or self._core is None:
+            yield
+            return
+        with self._deadline_lock:
+            generation = self._deadline_generation
+
+        def fire() -> None:
+            with self._deadline_lock:
+                if generation == self._deadline_generation:
+                    self._core.cancel()
+
+        timer = threading.Timer(max(0.0, deadline - time.perf_counter()), fire)
+        timer.daemon = True
+        timer.start()
+        try:
+            yield
+        finally:
+            with self._deadline_lock:
+                self._deadline_generation += 1
+            timer.cancel()
 
     def improvements(self, time_limit: Optional[float] = None,
                      iterations: Optional[int] = None) -> Iterator[PackResult]:
@@ -669,7 +703,9 @@ class Packer:
             before = self.stats["moves"]
             budget = None if deadline is None else max(0.0, min(0.05, deadline - time.perf_counter()))
             n = None if iterations is None else iterations - done
-            if self.step(seconds=budget if budget is not None else 0.05, iterations=n):
+            with self._stop_at(deadline):
+                better = self.step(seconds=budget if budget is not None else 0.05, iterations=n)
+            if better:
                 yield self.best
             done += self.stats["moves"] - before
             if self.final:
@@ -687,26 +723,29 @@ def pack(uvs, faces: FacesLike, *, time_limit: Optional[float] = 2.0, iterations
          **options) -> PackResult:
     """Pack the islands of ``uvs``/``faces`` into the target.
 
-    Returns the best layout found within ``time_limit`` seconds and/or
-    ``iterations`` annealing moves (``time_limit=None`` with ``iterations``
-    is deterministic).  Options are those of :class:`Packer`.
+    Returns the best layout found within ``time_limit`` seconds of the call
+    (the first layout, should that alone take longer) and/or ``iterations``
+    annealing moves (``time_limit=None`` with ``iterations`` is
+    deterministic).  Options are those of :class:`Packer`.
     """
     number = isinstance(time_limit, (int, float, np.integer, np.floating)) and not isinstance(time_limit, bool)
     if time_limit is not None and not (number and time_limit >= 0):
         raise ValueError(f"time_limit must be a number of seconds >= 0 or None, got {time_limit!r}")
     if iterations is not None:
         iterations = _whole(iterations, "iterations", 0)
+    start = time.perf_counter()
     packer = Packer(uvs, faces, **options)
     if packer.final or (time_limit is None and iterations is None):
         return packer.best
     if time_limit is None:
         packer.step(seconds=None, iterations=iterations)
     else:
-        deadline = time.perf_counter() + time_limit
+        deadline = start + time_limit
         left = iterations
-        while time.perf_counter() < deadline and (left is None or left > 0):
-            before = packer.stats["moves"]
-            packer.step(seconds=max(0.0, deadline - time.perf_counter()), iterations=left)
-            if left is not None:
-                left -= packer.stats["moves"] - before
+        with packer._stop_at(deadline):
+            while time.perf_counter() < deadline and (left is None or left > 0):
+                before = packer.stats["moves"]
+                packer.step(seconds=max(0.0, deadline - time.perf_counter()), iterations=left)
+                if left is not None:
+                    left -= packer.stats["moves"] - before
     return packer.best

@@ -422,7 +422,9 @@ typedef struct {
  * column; in the first column with a free point, the leftmost of its
  * windows' free points is the leftmost of the whole inner-fit rectangle
  * (up to the windows skipped: an island no smaller in area, and no smaller
- * in at least one direction, than one that failed there). */
+ * in at least one direction, than one that failed there).  With fill_quick
+ * the first window with a free point decides (its leftmost point): most of
+ * the work of a full scan is in the windows above it, which rarely win. */
 static un_status place_filler(un_engine *E, cell_index *ci, windows *wd, int32_t p)
 {
     int32_t k = E->seq[p], o = orientation(E, E->par[3 * k]), c, r;
@@ -474,6 +476,7 @@ static un_status place_filler(un_engine *E, cell_index *ci, windows *wd, int32_t
                 best = t;
                 have = 1;
             }
+            if (E->fill_quick) break;
         }
     }
     if (have) {

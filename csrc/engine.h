@@ -47,6 +47,7 @@ typedef struct {
     un_frings outline;    /* full outline, island units (for validation) */
     un_frings shape;      /* simplified (containing) outline, island units */
     double    area;       /* true area of the island */
+    double    perimeter;  /* of the simplified shape (island units) */
     double    base;       /* base angle of orientation 0 (radians) */
     double    cx, cy;     /* reference point: the shape's bbox centre */
     /* inflated shape on the grid, identity orientation, one per shrink
@@ -163,6 +164,8 @@ typedef struct un_engine {
     int32_t    *group_mark;      /* per group: scratch flag */
     int32_t     ngroups;
     int32_t     fill_stop;       /* stop filling at the first island that does not fit */
+    int32_t     fill_quick;      /* fillers take the first window with room (column by
+                                  * column), not the leftmost point of all windows */
     volatile int *cancel;
 } un_engine;
 

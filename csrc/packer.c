@@ -5,8 +5,9 @@
  * Start: islands are simplified (conservatively, within a quarter of the
  * margin), sorted larger first, and the largest are marked for annealing
  * (the rest are filled around them).  The first layout is the bottom-left
- * fill (every r = f = 0) at the smallest container, in 8% steps from the
- * area bound, where everything fits.
+ * fill (every r = f = 0) at the first container where everything fits:
+ * containers are estimated from the islands' areas and perimeters (the
+ * margin) and the density the last fill that stopped short reached.
  *
  * Search: annealing at a container slightly smaller than the best one.
  * When everything fits, the layout is checked (validate.c) and becomes the
@@ -32,6 +33,7 @@
 #define MAX_PIECES 4        /* islands in more separate pieces pack as their hull */
 #define BISECT_TOLERANCE 0.0025
 #define BISECT_AT_START 300
+#define FIRST_DENSITY 0.8   /* of islands grown by half the margin, first fill */
 #ifndef T0_SHARE
 #define T0_SHARE 0.15       /* reheat temperature: this share of an average island's */
 #endif
@@ -49,6 +51,7 @@ struct un_packer {
     int32_t         cap_isl, cap_locked, started;
     /* scale search */
     int32_t         bisecting;    /* still refining the bottom-left fill */
+    int32_t         redecode;     /* the last full decode did not finish */
     double          lo;           /* largest L at which the fill failed */
     double          delta;
     int64_t         since;        /* moves since the last success or scale change */
@@ -259,6 +262,21 @@ static double square_side(const un_frings *f, double a)
     return hx - lx > hy - ly ? hx - lx : hy - ly;
 }
 
+/* Total length of the rings. */
+static double frings_perimeter(const un_frings *f)
+{
+    double len = 0;
+    int32_t k, j;
+    for (k = 0; k < f->nrings; k++) {
+        int32_t a = f->start[k], n = f->start[k + 1] - a;
+        for (j = 0; j < n; j++) {
+            const double *p = f->xy + 2 * (a + j), *q = f->xy + 2 * (a + (j + 1) % n);
+            len += hypot(q[0] - p[0], q[1] - p[1]);
+        }
+    }
+    return len;
+}
+
 /* Angle that minimizes the island's bounding square: a scan in 0.25 degree
  * steps over a quarter turn, then golden-section refinement.  For a lone
  * island this is the best orientation there is. */
@@ -354,7 +372,7 @@ static un_status prepare(un_packer *pk, double L_est)
     for (i = 0; i < E->n && s == UN_OK; i++) {
         int32_t k = E->seq[i], cap = VERTS_BUDGET / E->nanneal;
         un_island *is = E->isl + k;
-        double used, lo[2] = {HUGE_VAL, HUGE_VAL}, hi[2] = {-HUGE_VAL, -HUGE_VAL};
+        double lo[2] = {HUGE_VAL, HUGE_VAL}, hi[2] = {-HUGE_VAL, -HUGE_VAL};
         /* conservative simplification within a quarter of the margin; the
          * vertex cap keeps no-fit polygons affordable */
         double tol = 0.25 * E->margin * L_est;
@@ -364,9 +382,10 @@ static un_status prepare(un_packer *pk, double L_est)
         /* filler islands pack as convex hulls: their no-fit polygons are
          * then merges of sorted edges, with no arrangement at all */
         s = un_simplify_pieces(&is->outline, tol, i < E->nanneal ? cap : VERTS_FILLED,
-                               i < E->nanneal ? MAX_PIECES : 0, min_hole, &is->shape, &used);
+                               i < E->nanneal ? MAX_PIECES : 0, min_hole, &is->shape, NULL);
         if (s != UN_OK) break;
         un_frings_bbox(&is->shape, lo, hi);
+        is->perimeter = frings_perimeter(&is->shape);
         is->cx = 0.5 * (lo[0] + hi[0]);
         is->cy = 0.5 * (lo[1] + hi[1]);
         /* a lone island: the orientation of its smallest bounding square;
@@ -513,6 +532,9 @@ static un_status try_scale(un_packer *pk, double L, int reheat)
     int complete;
     un_status s = un_engine_set_scale(&pk->E, L);
     if (s == UN_OK) s = decode_all(pk, &complete);
+    /* a decode cut short (cancelled) leaves placements of the last scale
+     * behind, which moves would keep as their prefix: decode again first */
+    pk->redecode = s != UN_OK;
     pk->since = 0;
     if (reheat) un_anneal_reheat(&pk->A);
     return s;
@@ -715,6 +737,43 @@ static double locked_area_inside(const un_packer *pk)
     return covered;
 }
 
+/* The container that holds every island, each grown by half the margin,
+ * at a given density.  Plain areas are not enough: the margin weighs more
+ * as islands get smaller.  A shape of area a and perimeter p grown by h
+ * covers about a + p h + pi h^2 (exactly, when convex); h = margin X / 2
+ * in island units for a container X times the target. */
+static double scale_at_density(const un_engine *E, double density)
+{
+    const double pi = 3.141592653589793;
+    double area = 0, perimeter = 0, a, b;
+    int32_t i;
+    for (i = 0; i < E->n; i++) {
+        area += E->isl[i].area;
+        perimeter += E->isl[i].perimeter;
+    }
+    /* density tw th X^2 = area + perimeter m X / 2 + n pi (m X / 2)^2 */
+    a = density * E->tw * E->th - E->n * pi * 0.25 * E->margin * E->margin;
+    b = 0.5 * perimeter * E->margin;
+    if (!(a > 0)) return HUGE_VAL;
+    return (b + sqrt(b * b + 4 * a * area)) / (2 * a);
+}
+
+/* The density (of islands grown by half the margin) that a fill at L
+ * reached before it stopped at the first island that did not fit. */
+static double fill_density(const un_engine *E, double L)
+{
+    const double pi = 3.141592653589793, h = 0.5 * E->margin * L;
+    double placed = 0;
+    int32_t p;
+    for (p = 0; p < E->n; p++)
+        if (E->pl[p].placed) {
+            const un_island *is = E->isl + E->seq[p];
+            double f = un_shrink_factor(E->pl[p].sigma);
+            placed += f * f * is->area + f * is->perimeter * h + pi * h * h;
+        }
+    return placed / (E->tw * E->th * L * L);
+}
+
 static un_status start_layout(un_packer *pk, volatile int *cancel)
 {
     un_engine *E = &pk->E;
@@ -737,21 +796,25 @@ static un_status start_layout(un_packer *pk, volatile int *cancel)
      * through the general engine (the caller passes box outlines) */
     if (pk->opt.box && E->nlocked == 0) return start_box(pk, L_area);
     /* first layout: the bottom-left fill (every r = f = 0) at the first
-     * container, growing from the area bound, where everything fits; run()
-     * then bisects down before it anneals */
+     * container tried where everything fits; run() then bisects down
+     * before it anneals */
     pk->lo = L_area;
-    for (tries = 0, L = L_area * 1.02; tries < 200; tries++) {
-        double placed = 0, grow;
+    /* many islands: the first layout from quick fills (the first window
+     * with room), streamed at once; the bisection refines with full ones */
+    E->fill_quick = E->n > BISECT_AT_START;
+    /* the first try assumes a dense fill; each next one the density the
+     * last one reached, 1% more room, at least 3% and at most 60% more */
+    L = scale_at_density(E, FIRST_DENSITY);
+    if (!isfinite(L) || L < 1.02 * L_area) L = 1.02 * L_area;
+    for (tries = 0; tries < 200; tries++) {
+        double grow;
         if ((s = first_fill(pk, L, &ok)) != UN_OK) return s;
         if (ok) break;
-        /* grow by what did not fit (the fill stops at the first filler that
-         * does not), at least 3% and at most 30% */
-        for (i = 0; i < E->n; i++)
-            if (E->pl[i].placed) placed += E->isl[E->seq[i]].area * pow(un_shrink_factor(E->pl[i].sigma), 2);
-        grow = placed > 0 ? 1.02 * sqrt(total / placed) : 1.3;
+        grow = 1.01 * scale_at_density(E, fill_density(E, L)) / L;
         pk->lo = L;
-        L *= grow < 1.03 ? 1.03 : grow > 1.3 ? 1.3 : grow;
+        L *= grow < 1.03 ? 1.03 : grow > 1.6 ? 1.6 : grow;
     }
+    E->fill_quick = 0;
     if (!pk->have_best) return UN_ENOFIT;
     pk->bisecting = 1;
     /* for up to a few hundred islands a fill costs milliseconds: bisect now,
@@ -838,6 +901,7 @@ un_status un_packer_run(un_packer *pk, int64_t moves, volatile int *cancel, int 
         if (cancel && *cancel) return UN_ECANCELLED;
         pk->st.moves++;
         if (pk->bisecting) { s = bisect_step(pk, improved); continue; }
+        if (pk->redecode) { s = try_scale(pk, pk->E.L, 0); continue; }
         if (pk->since >= pk->stall) { s = on_stall(pk); continue; }
         s = un_anneal_move(&pk->E, &pk->A, &pk->rng, &complete);
         pk->since++;

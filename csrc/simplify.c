@@ -657,11 +657,14 @@ un_status un_simplify_rings(const un_rings *in, double tol, int32_t max_vertices
     un_rings r;
     int8_t *hole = NULL;
     simp S;
+    double unread;
+    int wanted = used != NULL;
     un_status s;
     memset(&S, 0, sizeof S);
     un_rings_init(&r);
     un_rings_clear(out);
     if (max_vertices < 4 || !(tol >= 0)) return UN_EINVAL;
+    if (!wanted) used = &unread;
     if ((s = un_rings_copy(&r, in)) != UN_OK) goto done;
     if ((s = un_rings_clean(&r, 0)) != UN_OK) goto done;
     if (!(hole = (int8_t *)calloc((size_t)r.nrings + 1, 1))) { s = UN_ENOMEM; goto done; }
@@ -689,9 +692,9 @@ un_status un_simplify_rings(const un_rings *in, double tol, int32_t max_vertices
         if (s == UN_OK && un_rings_npts(out) > max_vertices && hull.nrings)
             s = min_rectangle(hull.pts, hull.start[1], out);
         un_rings_free(&hull);
-        if (s == UN_OK) s = measure(out, in, used);
+        if (s == UN_OK && wanted) s = measure(out, in, used);
         /* the hull fills every hole: add the bookkeeping's share */
-        for (k = 0; s == UN_OK && k < r.nrings; k++)
+        for (k = 0; s == UN_OK && wanted && k < r.nrings; k++)
             if (hole[k]) {
                 int64_t lx = INT64_MAX, ly = INT64_MAX, hx = INT64_MIN, hy = INT64_MIN;
                 int32_t i;
@@ -810,7 +813,7 @@ un_status un_simplify_pieces(const un_frings *in, double tolerance, int32_t max_
          * out by one grid step covers the rounding (at most 0.71 step) */
         double moved = 0;
         if ((s = un_grid_out(&g, &res, out, 1)) == UN_OK &&
-            (s = miter_outwards(out, g.step, max_vertices - un_frings_npts(out), &moved)) == UN_OK)
+            (s = miter_outwards(out, g.step, max_vertices - un_frings_npts(out), &moved)) == UN_OK && used)
             *used = *used * g.step + moved;
     }
     un_rings_free(&ir);

@@ -352,6 +352,37 @@ def test_time_limits_are_kept():
     assert_valid(res, uvs, faces, margin=0.001)
 
 
+def test_time_limits_hold_when_one_move_takes_longer():
+    # with hundreds of islands a move (a whole decode) takes longer than the
+    # limit: the limit still holds, by cancelling the move under way, and
+    # the packer searches on from its best layout afterwards
+    uvs, faces = _big_set(25, 700)
+    t0 = time.perf_counter()
+    p = uvnest.Packer(uvs, faces, margin=0.005)
+    first = time.perf_counter() - t0
+    first_coverage = p.best.coverage
+    t0 = time.perf_counter()
+    p.step(seconds=None, iterations=1)
+    move = time.perf_counter() - t0
+    assert move > 0.5, f"one move took only {move:.2f} s: the test needs longer ones"
+    t0 = time.perf_counter()
+    for _ in p.improvements(time_limit=0.1):
+        pass
+    took = time.perf_counter() - t0
+    assert took < 0.1 + 0.3, f"improvements(time_limit=0.1) took {took:.2f} s, one move {move:.2f} s"
+    moves = p.stats["moves"]
+    p.step(seconds=None, iterations=2)
+    assert p.stats["moves"] == moves + 2
+    assert p.best.coverage >= first_coverage
+    assert_valid(p.best, uvs, faces, margin=0.005)
+    # pack's limit counts from the call, first layout included
+    t0 = time.perf_counter()
+    res = uvnest.pack(uvs, faces, margin=0.005, time_limit=first + 0.3)
+    took = time.perf_counter() - t0
+    assert took < first + 0.3 + 0.5 + 0.25 * first, f"pack(time_limit={first + 0.3:.2f}) took {took:.2f} s"
+    assert_valid(res, uvs, faces, margin=0.005)
+
+
 def test_an_idle_cancel_does_not_swallow_the_next_step():
     uvs, faces = _concave_set(5, 6)
     p = uvnest.Packer(uvs, faces)
