@@ -262,12 +262,17 @@ static int group_room(const un_engine *E, int32_t g, int32_t bin)
     return E->bin_area[bin] + E->group_area[g] <= GROUP_FILL * tile;
 }
 
+typedef struct filler filler;
+static un_status fill_bin(un_engine *E, filler *F, int32_t p, int32_t k, int32_t o, int32_t bin, int *found);
+
 /* Try the group's container first, then every open one in order (first
  * fit), then (when `fresh`) a new one, at orientation o; *found when placed.
  * With `whole`, a group's first island skips containers its group does not
- * fit in whole. */
-static un_status first_fit(un_engine *E, int32_t p, int32_t k, int32_t o, double r, double f, int fresh,
-                           int whole, int *found)
+ * fit in whole.  An annealed island (F NULL) takes the point (r, f) of the
+ * container's collision-free regions, a filler the leftmost free point
+ * found by F's windows. */
+static un_status first_fit(un_engine *E, filler *F, int32_t p, int32_t k, int32_t o, double r, double f,
+                           int fresh, int whole, int *found)
 {
     int32_t g = E->group ? E->group[k] : -1, pref = g >= 0 ? E->group_bin[g] : -1, i, last;
     un_pt wlo, whi, t;
@@ -279,6 +284,10 @@ static un_status first_fit(un_engine *E, int32_t p, int32_t k, int32_t o, double
         int32_t bin = i < 0 ? pref : i;
         if (bin < 0 || (i >= 0 && bin == pref)) continue;
         if (whole && bin < E->nopen && !group_room(E, g, bin)) continue;
+        if (F) {
+            if ((s = fill_bin(E, F, p, k, o, bin, found)) != UN_OK || *found) return s;
+            continue;
+        }
         if ((s = try_place(E, p, NULL, 0, k, o, 0, bin, wlo, whi, r, f, &t, found)) != UN_OK) return s;
         if (*found) { record(E, p, k, o, 0, bin, t); return UN_OK; }
     }
@@ -291,19 +300,19 @@ static un_status first_fit(un_engine *E, int32_t p, int32_t k, int32_t o, double
  * at its own orientation, then at any orientation (an island wider than a
  * tile may fit turned).  All of that first keeping its group whole, then
  * not.  Deterministic in the parameters, like every decode. */
-static un_status place_in_bins(un_engine *E, int32_t p, int32_t k, int32_t o, double r, double f)
+static un_status place_in_bins(un_engine *E, filler *F, int32_t p, int32_t k, int32_t o, double r, double f)
 {
     int32_t na = E->os.nangles, no = na * E->os.flips, q, j;
     int found = 0, whole;
     un_status s;
     for (whole = E->group && E->group[k] >= 0; whole >= 0; whole--) {
-        if ((s = first_fit(E, p, k, o, r, f, 0, whole, &found)) != UN_OK || found) return s;
+        if ((s = first_fit(E, F, p, k, o, r, f, 0, whole, &found)) != UN_OK || found) return s;
         for (q = 1; na % 4 == 0 && q < 4; q++) {
             int32_t oq = (o % na + q * na / 4) % na + (o / na) * na;
-            if ((s = first_fit(E, p, k, oq, r, f, 0, whole, &found)) != UN_OK || found) return s;
+            if ((s = first_fit(E, F, p, k, oq, r, f, 0, whole, &found)) != UN_OK || found) return s;
         }
         for (j = 0; j < no; j++)
-            if ((s = first_fit(E, p, k, (o + j) % no, r, f, 1, whole, &found)) != UN_OK || found) return s;
+            if ((s = first_fit(E, F, p, k, (o + j) % no, r, f, 1, whole, &found)) != UN_OK || found) return s;
     }
     return UN_OK;
 }
@@ -317,7 +326,7 @@ static un_status place_annealed(un_engine *E, int32_t p)
     int found;
     un_status s;
     E->pl[p].placed = 0;
-    if (E->nbins_max > 0) return place_in_bins(E, p, k, o, r, f);
+    if (E->nbins_max > 0) return place_in_bins(E, NULL, p, k, o, r, f);
     if (ifp(E, k, o, 0, &wlo, &whi)) {
         if ((s = try_place(E, p, NULL, 0, k, o, 0, 0, wlo, whi, r, f, &t, &found)) != UN_OK) return s;
         if (found) { record(E, p, k, o, 0, 0, t); return UN_OK; }
@@ -408,8 +417,9 @@ static void index_free(cell_index *ci)
  * with what failed in each (the layout only fills up during a pass): the
  * smallest island that found no room there, and how many did.  A window is
  * skipped for islands no smaller, and for everyone once WINDOW_DEAD islands
- * in a row failed there.  Skipping is a heuristic for the small islands: it
- * can only cost density, never validity. */
+ * in a row failed there (with one container only: with several, what does
+ * not fit opens a whole new one).  Skipping is a heuristic for the small
+ * islands: it can only cost density, never validity. */
 #define WINDOW_DEAD 4
 
 typedef struct {
@@ -418,22 +428,78 @@ typedef struct {
     int64_t *fail;  int32_t cap_fail;   /* 3 per window: width, height (-1: none), failures */
 } windows;
 
-/* A filler position: the leftmost free point.  Windows are scanned column by
- * column; in the first column with a free point, the leftmost of its
- * windows' free points is the leftmost of the whole inner-fit rectangle
- * (up to the windows skipped: an island no smaller in area, and no smaller
- * in at least one direction, than one that failed there).  With fill_quick
- * the first window with a free point decides (its leftmost point): most of
- * the work of a full scan is in the windows above it, which rarely win. */
-static un_status place_filler(un_engine *E, cell_index *ci, windows *wd, int32_t p)
+/* Per container: its placed positions by cell, and its windows; made when
+ * the fill first looks there. */
+typedef struct {
+    cell_index ci;
+    windows    wd;
+    int        ready;
+} bin_fill;
+
+struct filler {
+    bin_fill *bins;     /* one per container (nbins_max, or 1) */
+    int32_t   nbins;
+    int64_t   size;     /* a typical filler's inflated box, across */
+};
+
+static void bin_fill_free(bin_fill *b)
 {
-    int32_t k = E->seq[p], o = orientation(E, E->par[3 * k]), c, r;
+    index_free(&b->ci);
+    free(b->wd.fail);
+}
+
+/* Container `bin`'s state: cells of 1/64 of the container; windows about
+ * three times the typical filler across (2 to 96 per side). */
+static un_status bin_state(un_engine *E, filler *F, int32_t bin, bin_fill **out)
+{
+    bin_fill *b = F->bins + bin;
+    int32_t g = 64, i;
+    int64_t side = E->chi.x - E->clo.x;
+    un_status s;
+    *out = b;
+    if (b->ready) return UN_OK;
+    b->ci.g = g;
+    b->ci.cw = (E->chi.x - E->clo.x) / g + 1;
+    b->ci.ch = (E->chi.y - E->clo.y) / g + 1;
+    if ((s = UN_RESERVE(b->ci.head, b->ci.cap_head, (int64_t)g * g)) != UN_OK) return s;
+    if ((s = UN_RESERVE(b->ci.stamp, b->ci.cap_stamp, E->n)) != UN_OK) return s;
+    for (i = 0; i < g * g; i++) b->ci.head[i] = -1;
+    memset(b->ci.stamp, 0, (size_t)E->n * sizeof *b->ci.stamp);
+    b->wd.g = (int32_t)(side / (3 * (F->size > 0 ? F->size : 1)) + 1);
+    if (b->wd.g < 2) b->wd.g = 2;
+    if (b->wd.g > 96) b->wd.g = 96;
+    b->wd.ww = (E->chi.x - E->clo.x) / b->wd.g + 1;
+    b->wd.wh = (E->chi.y - E->clo.y) / b->wd.g + 1;
+    if ((s = UN_RESERVE(b->wd.fail, b->wd.cap_fail, 3 * (int64_t)b->wd.g * b->wd.g)) != UN_OK) return s;
+    for (i = 0; i < b->wd.g * b->wd.g; i++) {
+        b->wd.fail[3 * i] = b->wd.fail[3 * i + 1] = -1;
+        b->wd.fail[3 * i + 2] = 0;
+    }
+    b->ready = 1;
+    return UN_OK;
+}
+
+/* The leftmost free point of island k (orientation o) in container `bin`.
+ * Windows are scanned column by column; in the first column with a free
+ * point, the leftmost of its windows' free points is the leftmost of the
+ * whole inner-fit rectangle (up to the windows skipped: an island no
+ * smaller in area, and no smaller in at least one direction, than one that
+ * failed there).  With fill_quick the first window with a free point
+ * decides (its leftmost point): most of the work of a full scan is in the
+ * windows above it, which rarely win.  Records the placement when found. */
+static un_status fill_bin(un_engine *E, filler *F, int32_t p, int32_t k, int32_t o, int32_t bin, int *found)
+{
+    bin_fill *b;
+    windows *wd;
+    int32_t c, r;
     un_pt ilo, ihi, klo, khi, best = {0, 0};
     int64_t kw, kh;
     int have = 0;
     un_status s;
-    E->pl[p].placed = 0;
+    *found = 0;
     if (!ifp(E, k, o, 0, &ilo, &ihi)) return UN_OK;
+    if ((s = bin_state(E, F, bin, &b)) != UN_OK) return s;
+    wd = &b->wd;
     infl_box(E, k, o, 0, &klo, &khi);
     kw = khi.x - klo.x;
     kh = khi.y - klo.y;
@@ -444,9 +510,10 @@ static un_status place_filler(un_engine *E, cell_index *ci, windows *wd, int32_t
             int64_t y0 = E->clo.y + r * wd->wh, y1 = y0 + wd->wh, *fw = wd->fail + 3 * ((int64_t)c * wd->g + r);
             un_pt wlo, whi, qlo, qhi, t;
             int32_t nc;
-            int found;
+            int in;
             if (y1 < ilo.y || y0 > ihi.y) continue;
-            if (fw[2] >= WINDOW_DEAD || (fw[0] >= 0 && kw * kh >= fw[0] * fw[1] && (kw >= fw[0] || kh >= fw[1])))
+            if ((fw[2] >= WINDOW_DEAD && E->nbins_max == 0) ||
+                (fw[0] >= 0 && kw * kh >= fw[0] * fw[1] && (kw >= fw[0] || kh >= fw[1])))
                 continue;
             if (E->cancel && *E->cancel) return UN_ECANCELLED;
             wlo.x = x0 > ilo.x ? x0 : ilo.x;
@@ -461,9 +528,9 @@ static un_status place_filler(un_engine *E, cell_index *ci, windows *wd, int32_t
             /* placed boxes that can reach the window: it grown by k's box */
             qlo.x = wlo.x + klo.x; qlo.y = wlo.y + klo.y;
             qhi.x = whi.x + khi.x; qhi.y = whi.y + khi.y;
-            if ((s = index_query(ci, E, qlo, qhi, &nc)) != UN_OK) return s;
-            if ((s = try_place(E, p, ci->cand, nc, k, o, 0, 0, wlo, whi, 0, 0, &t, &found)) != UN_OK) return s;
-            if (!found) {
+            if ((s = index_query(&b->ci, E, qlo, qhi, &nc)) != UN_OK) return s;
+            if ((s = try_place(E, p, b->ci.cand, nc, k, o, 0, bin, wlo, whi, 0, 0, &t, &in)) != UN_OK) return s;
+            if (!in) {
                 /* only a failure over the whole window says it is full */
                 if (!have) {
                     if (fw[0] < 0 || kw * kh < fw[0] * fw[1]) { fw[0] = kw; fw[1] = kh; }
@@ -479,58 +546,50 @@ static un_status place_filler(un_engine *E, cell_index *ci, windows *wd, int32_t
             if (E->fill_quick) break;
         }
     }
-    if (have) {
-        record(E, p, k, o, 0, 0, best);
-        return index_add(ci, E, p);
-    }
-    return UN_OK;
+    if (!have) return UN_OK;
+    record(E, p, k, o, 0, bin, best);
+    *found = 1;
+    return index_add(&b->ci, E, p);
+}
+
+/* A filler position: with one container the leftmost free point there, with
+ * several the containers in the order annealed islands try them. */
+static un_status place_filler(un_engine *E, filler *F, int32_t p)
+{
+    int32_t k = E->seq[p], o = orientation(E, E->par[3 * k]);
+    int found;
+    E->pl[p].placed = 0;
+    if (E->nbins_max > 0) return place_in_bins(E, F, p, k, o, 0, 0);
+    return fill_bin(E, F, p, k, o, 0, &found);
 }
 
 static un_status fill(un_engine *E, int32_t from, int32_t to)
 {
-    cell_index ci;
-    windows wd;
-    int32_t p, g = 64;
-    int64_t side = E->chi.x - E->clo.x, size = 0;
+    filler F;
+    int32_t p;
     un_status s = UN_OK;
-    memset(&ci, 0, sizeof ci);
-    memset(&wd, 0, sizeof wd);
-    ci.g = g;
-    ci.cw = (E->chi.x - E->clo.x) / g + 1;
-    ci.ch = (E->chi.y - E->clo.y) / g + 1;
-    if ((s = UN_RESERVE(ci.head, ci.cap_head, (int64_t)g * g)) != UN_OK) goto done;
-    if ((s = UN_RESERVE(ci.stamp, ci.cap_stamp, E->n)) != UN_OK) goto done;
-    for (p = 0; p < g * g; p++) ci.head[p] = -1;
-    memset(ci.stamp, 0, (size_t)E->n * sizeof *ci.stamp);
-    for (p = 0; p < from && s == UN_OK; p++)
-        if (E->pl[p].placed) s = index_add(&ci, E, p);
-    /* windows about three times the typical (median) filler across */
+    F.nbins = E->nbins_max > 0 ? E->nbins_max : 1;
+    if (!(F.bins = (bin_fill *)calloc((size_t)F.nbins, sizeof *F.bins))) return UN_ENOMEM;
+    /* windows sized for the typical (median) filler */
     {
-        int32_t mid = from + (to - from) / 2;
         un_pt lo, hi;
-        infl_box(E, E->seq[mid], 0, 0, &lo, &hi);
-        size = (hi.x - lo.x) > (hi.y - lo.y) ? hi.x - lo.x : hi.y - lo.y;
+        infl_box(E, E->seq[from + (to - from) / 2], 0, 0, &lo, &hi);
+        F.size = (hi.x - lo.x) > (hi.y - lo.y) ? hi.x - lo.x : hi.y - lo.y;
     }
-    wd.g = (int32_t)(side / (3 * (size > 0 ? size : 1)) + 1);
-    if (wd.g < 2) wd.g = 2;
-    if (wd.g > 96) wd.g = 96;
-    wd.ww = (E->chi.x - E->clo.x) / wd.g + 1;
-    wd.wh = (E->chi.y - E->clo.y) / wd.g + 1;
-    if ((s = UN_RESERVE(wd.fail, wd.cap_fail, 3 * (int64_t)wd.g * wd.g)) != UN_OK) goto done;
-    for (p = 0; p < wd.g * wd.g; p++) {
-        wd.fail[3 * p] = wd.fail[3 * p + 1] = -1;
-        wd.fail[3 * p + 2] = 0;
-    }
+    for (p = 0; p < from && s == UN_OK; p++)
+        if (E->pl[p].placed) {
+            bin_fill *b;
+            if ((s = bin_state(E, &F, E->pl[p].bin, &b)) == UN_OK) s = index_add(&b->ci, E, p);
+        }
     for (p = from; p < to && s == UN_OK; p++) {
-        s = place_filler(E, &ci, &wd, p);
+        s = place_filler(E, &F, p);
         if (s == UN_OK && E->fill_stop && !E->pl[p].placed) {
             while (++p < to) E->pl[p].placed = 0;
             break;
         }
     }
-done:
-    index_free(&ci);
-    free(wd.fail);
+    for (p = 0; p < F.nbins; p++) bin_fill_free(F.bins + p);
+    free(F.bins);
     return s;
 }
 

@@ -325,9 +325,21 @@ static un_status prepare(un_packer *pk, double L_est)
     free(tmp);
     /* anneal the islands that decide the scale: the largest ones, until
      * they hold most of the area; fill the rest around them (at a fixed
-     * scale over several targets every island is annealed) */
+     * scale over several targets every island is annealed, up to a few
+     * hundred) */
+    {
+        double total = 0, acc = 0;
+        int32_t cap = pk->opt.anneal_max > 0 ? pk->opt.anneal_max : DEFAULT_ANNEAL_MAX;
+        if (pk->opt.fixed_scale > 0 && E->n <= BISECT_AT_START) cap = E->n;
+        for (i = 0; i < E->n; i++) total += E->isl[i].area;
+        for (E->nanneal = 0; E->nanneal < E->n && E->nanneal < cap; E->nanneal++) {
+            /* a few islands are all annealed; of many, those holding most
+             * of the area */
+            if (E->n > cap && E->nanneal >= ANNEAL_MIN && acc >= ANNEAL_AREA_SHARE * total) break;
+            acc += E->isl[E->seq[E->nanneal]].area;
+        }
+    }
     if (pk->opt.fixed_scale > 0) {
-        E->nanneal = E->n;
         E->nbins_max = pk->opt.max_bins;
         if (pk->ngrouped) {
             int32_t g;
@@ -345,16 +357,6 @@ static un_status prepare(un_packer *pk, double L_est)
             for (g = 0; g < E->ngroups; g++) E->group_bin[g] = -1;
             for (i = 0; i < E->n; i++)
                 if (E->group[i] >= 0) E->group_area[E->group[i]] += E->isl[i].area;
-        }
-    } else {
-        double total = 0, acc = 0;
-        int32_t cap = pk->opt.anneal_max > 0 ? pk->opt.anneal_max : DEFAULT_ANNEAL_MAX;
-        for (i = 0; i < E->n; i++) total += E->isl[i].area;
-        for (E->nanneal = 0; E->nanneal < E->n && E->nanneal < cap; E->nanneal++) {
-            /* a few islands are all annealed; of many, those holding most
-             * of the area */
-            if (E->n > cap && E->nanneal >= ANNEAL_MIN && acc >= ANNEAL_AREA_SHARE * total) break;
-            acc += E->isl[E->seq[E->nanneal]].area;
         }
     }
     /* the grid: the area-bound container is 2^UN_GRID_BITS units across */
@@ -551,6 +553,9 @@ static un_status start_fixed(un_packer *pk)
 {
     un_status s = un_engine_set_scale(&pk->E, 1 / pk->opt.fixed_scale);
     int complete = 0, ok = 0;
+    /* many islands: every decode fills quickly (the first window with room),
+     * or moves, each a whole decode, would take seconds */
+    pk->E.fill_quick = pk->E.n > BISECT_AT_START;
     if (s == UN_ERANGE) return UN_ENOFIT;
     if (s == UN_OK) s = decode_all(pk, &complete);
     if (s == UN_OK && !complete) return UN_ENOFIT;

@@ -210,6 +210,27 @@ def test_fixed_scale_concave_islands_valid_and_within_first_fit_bound(seed):
         assert t.scale == pytest.approx(1.0)
 
 
+def test_hundreds_of_islands_fill_several_tiles_validly():
+    # above a few hundred islands only the largest are annealed and the rest
+    # are filled tile by tile through windows (the path that keeps thousands
+    # of islands fast); groups still stay whole where they fit
+    rng = np.random.default_rng(4)
+    n = 420
+    uvs, faces = _ells(n, rng, lo=0.03, hi=0.12)
+    island_keys = np.array(["chair", "table", "lamp"])[np.arange(n) % 3]
+    keys = np.repeat(island_keys, 2)            # _ells: two faces per island
+    res = uvnest.pack(uvs, faces, scale="fixed", margin=0.004, groups=keys, iterations=20, time_limit=None)
+    polys = _check_tiles(res, faces, 0.004)
+    assert len(polys) == n
+    assert 2 <= res.tile_lower_bound <= res.tile_count <= _shelf_tiles(res, 0.004)
+    by_island = np.array([keys[isl.faces[0]] for isl in res.islands])
+    for key in ("chair", "table", "lamp"):
+        tiles = np.unique(res.tile_of_island[by_island == key])
+        assert (tiles.size > 1) == (key in res.split_groups), (key, tiles, res.split_groups)
+    for t in res.transforms:
+        assert t.scale == pytest.approx(1.0)
+
+
 def test_fixed_scale_is_deterministic():
     rng = np.random.default_rng(5)
     uvs, faces = _ells(25, rng)
