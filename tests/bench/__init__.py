@@ -8,5 +8,6 @@ Modules:
 * ``peers_xatlas`` - xatlas with a texels-per-unit search for the one-tile scale;
 * ``peers_uvnest`` - ``uvnest.pack`` and the ``uvnest.Packer`` coverage-over-time curve;
 * ``corpus_islands``, ``puzzles``, ``synthetic`` - the inputs;
-* ``report``, ``run`` - results, markdown, plots, and the command line (``python -m tests.bench``).
+* ``report``, ``run`` - results, markdown, plots, and the command line (``python -m tests.bench``);
+* ``bounds`` - the coverage no packer can exceed (the largest island alone), per homedecor model of a run.
 """
