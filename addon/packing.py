@@ -332,7 +332,8 @@ class Packer:
         seed: random seed (default 0).
         cache_mb: no-fit polygon cache budget (default 256).
         anneal_max: how many of the largest islands are annealed; the rest
-            are filled around them (default 24).
+            are filled around them (default 24; with ``scale='fixed'``
+            every island up to 300 islands).
         mesh_faces: per face its 3D vertex ids: faces that share a mesh edge
             join one island even where their UVs are split.
 

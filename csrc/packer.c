@@ -325,12 +325,12 @@ static un_status prepare(un_packer *pk, double L_est)
     free(tmp);
     /* anneal the islands that decide the scale: the largest ones, until
      * they hold most of the area; fill the rest around them (at a fixed
-     * scale over several targets every island is annealed, up to a few
-     * hundred) */
+     * scale over several targets, unless told otherwise, every island is
+     * annealed, up to a few hundred) */
     {
         double total = 0, acc = 0;
         int32_t cap = pk->opt.anneal_max > 0 ? pk->opt.anneal_max : DEFAULT_ANNEAL_MAX;
-        if (pk->opt.fixed_scale > 0 && E->n <= BISECT_AT_START) cap = E->n;
+        if (pk->opt.fixed_scale > 0 && pk->opt.anneal_max <= 0 && E->n <= BISECT_AT_START) cap = E->n;
         for (i = 0; i < E->n; i++) total += E->isl[i].area;
         for (E->nanneal = 0; E->nanneal < E->n && E->nanneal < cap; E->nanneal++) {
             /* a few islands are all annealed; of many, those holding most

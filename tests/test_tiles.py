@@ -231,6 +231,24 @@ def test_hundreds_of_islands_fill_several_tiles_validly():
         assert t.scale == pytest.approx(1.0)
 
 
+def test_filled_islands_keep_groups_whole_tile_by_tile():
+    # anneal_max: only the largest islands are annealed, the rest go through
+    # the windowed filler container by container (a full scan of windows
+    # below 300 islands), with the groups of test_groups_stay_in_one_tile
+    rng = np.random.default_rng(9)
+    rects = [tuple(rng.uniform(0.05, 0.28, 2)) for _ in range(45)]
+    uvs, faces = _quads(rects)
+    keys = np.array(["chair", "table", "lamp"])[np.arange(45) % 3]
+    res = uvnest.pack(uvs, faces, scale="fixed", margin=0.004, groups=keys, anneal_max=4, iterations=50,
+                      time_limit=None)
+    _check_tiles(res, faces, 0.004)
+    annealed = uvnest.pack(uvs, faces, scale="fixed", margin=0.004, groups=keys, iterations=50, time_limit=None)
+    assert res.tile_count <= annealed.tile_count
+    assert res.split_groups == []
+    for key in ("chair", "table", "lamp"):
+        assert np.unique(res.tile_of_island[keys == key]).size == 1, key
+
+
 def test_fixed_scale_is_deterministic():
     rng = np.random.default_rng(5)
     uvs, faces = _ells(25, rng)

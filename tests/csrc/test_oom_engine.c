@@ -242,7 +242,7 @@ int main(void)
 {
     const int32_t group[4] = {0, 1, 0, -1};
     un_frings fit[2], fixed[4], locked[1], box[3];
-    un_pack_options fit_o = pack_options(4, 1 << 22), fixed_o = fit_o, box_o = fit_o;
+    un_pack_options fit_o = pack_options(4, 1 << 22), fixed_o = fit_o, filled_o, box_o = fit_o;
     int32_t i;
     int rc;
     for (i = 0; i < 4; i++) un_frings_init(fixed + i);
@@ -263,6 +263,10 @@ int main(void)
     fixed_o.max_bins = 3;
     fixed_o.padding = 0;
     fixed_o.nangles = 1;
+    /* the same with only the largest annealed: the rest go through the
+     * windowed filler, tile by tile */
+    filled_o = fixed_o;
+    filled_o.anneal_max = 1;
     /* box mode (skyline over bounding rectangles): three rectangles */
     for (i = 0; i < 3; i++) ring_rect(box + i, 0, 0, 0.3 + 0.2 * i, 0.8 - 0.2 * i);
     box_o.box = 1;
@@ -271,11 +275,13 @@ int main(void)
         const pack_case fit_start = {&fit_o, fit, 2, NULL, NULL, 0, 0, ARM_ALL};
         const pack_case fit_moves = {&fit_o, fit, 2, NULL, NULL, 0, 12, ARM_RUN};
         const pack_case fixed_all = {&fixed_o, fixed, 4, group, locked, 1, 20, ARM_ALL};
+        const pack_case fixed_filled = {&filled_o, fixed, 4, group, locked, 1, 20, ARM_ALL};
         const pack_case box_all = {&box_o, box, 3, NULL, NULL, 0, 5, ARM_ALL};
         const oom_scenario all[] = {{"pack fit: start again after a failed start", run_fit_restart, fit},
                                     {"pack fit: start", run_pack, &fit_start},
                                     {"pack fit: run", run_pack, &fit_moves},
                                     {"pack fixed: groups, locked", run_pack, &fixed_all},
+                                    {"pack fixed: filled tile by tile", run_pack, &fixed_filled},
                                     {"pack box", run_pack, &box_all},
                                     {"pow2", run_pow2, NULL},
                                     {"skyline", run_skyline, NULL},
