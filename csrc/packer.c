@@ -266,13 +266,12 @@ static double square_side(const un_frings *f, double a)
 static double frings_perimeter(const un_frings *f)
 {
     double len = 0;
-    int32_t k, j;
+    int32_t k;
     for (k = 0; k < f->nrings; k++) {
-        int32_t a = f->start[k], n = f->start[k + 1] - a;
-        for (j = 0; j < n; j++) {
-            const double *p = f->xy + 2 * (a + j), *q = f->xy + 2 * (a + (j + 1) % n);
-            len += hypot(q[0] - p[0], q[1] - p[1]);
-        }
+        un_ring_view v;
+        v.xy = f->xy + 2 * f->start[k];
+        v.n = f->start[k + 1] - f->start[k];
+        len += un_rings_length(&v, 1);
     }
     return len;
 }
