@@ -952,6 +952,15 @@ static un_status select_edges(un_arr *w, un_select sel, const un_verifier *vf)
         }
         /* open solids: a point on a solid's own boundary is free;
          * closed container: a point on the container boundary is inside */
+        /* next to a core (winding >= deep) the solids' counts do not say
+         * whether the edge itself is free: no crack runs there, only a
+         * boundary when the other side is free (possible only where a
+         * rotated core pokes out of its solid by rounding) */
+        if (vf && vf->deep > 0 && (w->wsl[h] >= vf->deep || w->wsl[t] >= vf->deep)) {
+            w->sel[h] = (int8_t)lin;
+            w->sel[t] = (int8_t)rin;
+            continue;
+        }
         edge_in = side_in(sel, w->wsl[h] - s->fs, w->wcl[h] + s->bc);
         if (!edge_in || (lin && rin)) continue;
         w->sel[h] = (int8_t)(lin || !rin);
@@ -1063,10 +1072,12 @@ static un_status isolated_points(un_arr *w, un_select sel, const un_verifier *vf
         int32_t a = w->vst[v], b = w->vst[v + 1], j, f;
         if (a == b) continue;
         if (sel == UN_SEL_FREE) {
-            /* no selected edge and no free wedge, yet free itself */
+            /* no selected edge and no free wedge, yet free itself; a
+             * vertex with a wedge inside a core is covered */
             for (j = a; j < b; j++) {
                 int32_t h = w->vout[j];
                 if (w->sel[h] || w->sel[h ^ 1] || side_in(sel, w->wsl[h], w->wcl[h])) break;
+                if (vf && vf->deep > 0 && w->wsl[h] >= vf->deep) break;
             }
             if (j < b || (f = vertex_free(w, v)) == 0) continue;
             if (f == 1) { UN_TRY(add_point_loop(w, v)); continue; }

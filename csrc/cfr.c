@@ -209,13 +209,157 @@ un_status un_cfr_loops(un_arr *w, const un_rings *container, un_pt lo, un_pt hi,
     return un_cfr_loops_clip(w, container, lo, hi, obs, nobs, 0, segs, cap);
 }
 
+/* Does obstacle i (open) miss the closed rectangle lo..hi? */
+static int misses_rect(const un_obstacle *o, un_pt lo, un_pt hi)
+{
+    return o->lo.x + o->off.x >= hi.x || o->hi.x + o->off.x <= lo.x ||
+           o->lo.y + o->off.y >= hi.y || o->hi.y + o->off.y <= lo.y;
+}
+
+typedef struct {
+    un_seg    **segs;
+    int32_t    *cap, nseg;
+    un_pt      *buf;         /* ring work area */
+    int32_t     cap_buf;
+    un_coreset *cores;       /* NULL: no culling */
+    int64_t     err;         /* see core.c: edges of the curves culling made */
+} emitter;
+
+/* Append the segments of the obstacles' rings (clipped to clo..chi when
+ * clip, culled when e->cores), as solids tagged by obstacle. */
+static un_status emit_obstacles(emitter *e, const un_obstacle *obs, int32_t nobs, const un_rings *container,
+                                un_pt lo, un_pt hi, int clip, un_pt clo, un_pt chi)
+{
+    int32_t i, k, j;
+    for (i = 0; i < nobs; i++) {
+        const un_rings *r = obs[i].rings;
+        /* an obstacle is open, so one whose box only touches the closed
+         * rectangle covers none of it */
+        if (!container && misses_rect(obs + i, lo, hi)) continue;
+        for (k = obs[i].r0; k < obs[i].r1; k++) {
+            int32_t a = r->start[k], m = r->start[k + 1] - a;
+            /* the ring moved into place, then two clip work areas (each
+             * clip stage at most doubles the count, so 16m + 16 covers all
+             * four), then the culled ring */
+            int32_t room = clip ? 16 * m + 16 : m, m0 = m;
+            un_pt *p;
+            UN_TRY(un_reserve((void **)&e->buf, &e->cap_buf, m + 3 * (int64_t)room, sizeof *e->buf));
+            for (j = 0; j < m; j++) {
+                e->buf[j].x = r->pts[a + j].x + obs[i].off.x;
+                e->buf[j].y = r->pts[a + j].y + obs[i].off.y;
+            }
+            p = e->buf;
+            if (clip) {
+                p = e->buf + m;
+                m = clip_ring(e->buf, m, clo, chi, p, p + room);
+            }
+            if (e->cores) {
+                un_pt *out = e->buf + m0 + 2 * room;
+                m = un_coreset_cull(e->cores, p, m, out, &e->err);
+                p = out;
+            }
+            UN_TRY(un_reserve((void **)e->segs, e->cap, (int64_t)e->nseg + m, sizeof **e->segs));
+            for (j = 0; j < m; j++) {
+                un_seg *g = *e->segs + e->nseg++;
+                g->a = p[j];
+                g->b = p[(j + 1) % m];
+                g->ws = 1;
+                g->wc = 0;
+                g->tag = i;
+            }
+        }
+    }
+    return UN_OK;
+}
+
+/* Culling pays for its index and its cores' edges only on large inputs:
+ * below this many obstacle points it is skipped. */
+#define CULL_MIN_POINTS 1000
+
+/* The cores of the obstacles that reach the rectangle, indexed; none when
+ * the obstacles are too small to be worth it.  *covered: one core holds
+ * all of lo..hi (checked either way: it answers at once). */
+static un_status gather_cores(un_coreset *cs, const un_obstacle *obs, int32_t nobs, const un_rings *container,
+                              un_pt lo, un_pt hi, int *covered)
+{
+    int32_t i;
+    int64_t npts = 0;
+    *covered = 0;
+    for (i = 0; i < nobs; i++) {
+        if (!container && misses_rect(obs + i, lo, hi)) continue;
+        npts += obs[i].rings->start[obs[i].r1] - obs[i].rings->start[obs[i].r0];
+        if (!container && obs[i].core) {
+            /* the core is in the obstacle's frame: move the rectangle */
+            un_pt a, b;
+            a.x = lo.x - obs[i].off.x; a.y = lo.y - obs[i].off.y;
+            b.x = hi.x - obs[i].off.x; b.y = hi.y - obs[i].off.y;
+            if (un_core_has_box(obs[i].core, a, b)) {
+                *covered = 1;
+                return UN_OK;
+            }
+        }
+    }
+    if (npts < CULL_MIN_POINTS) return UN_OK;
+    for (i = 0; i < nobs; i++)
+        if (obs[i].core && (container || !misses_rect(obs + i, lo, hi)))
+            UN_TRY(un_coreset_add(cs, obs[i].core, obs[i].off, i));
+    return cs->n >= 2 ? un_coreset_index(cs) : UN_OK;
+}
+
+/* Append, for every core that culled something, a solid of weight W
+ * (core.c) around the curves its culling made: the box of its runs (one
+ * unit more, within the core) when the core is a box, else the core.  W
+ * exceeds every winding change culling made plus every winding outside the
+ * cores.  0 in *deep when the weights would not fit the arrangement's
+ * int32 counts. */
+static un_status emit_cores(emitter *e, int32_t nobs, int32_t *deep)
+{
+    const un_coreset *cs = e->cores;
+    int64_t W = e->err + nobs + 1, used = 0;
+    int32_t i, k;
+    *deep = 0;
+    for (i = 0; i < cs->n; i++) used += cs->span[2 * i].x <= cs->span[2 * i + 1].x;
+    if (used == 0) return UN_OK;
+    if (used * W + nobs >= ((int64_t)1 << 30)) return UN_OK;
+    UN_TRY(un_reserve((void **)e->segs, e->cap, (int64_t)e->nseg + 4 * used, sizeof **e->segs));
+    for (i = 0; i < cs->n; i++) {
+        const un_core *c = cs->cores + i;
+        un_pt lo = cs->span[2 * i], hi = cs->span[2 * i + 1], q[4];
+        if (lo.x > hi.x) continue;
+        if (c->box) {
+            lo.x = lo.x - 1 > c->lo.x ? lo.x - 1 : c->lo.x;
+            lo.y = lo.y - 1 > c->lo.y ? lo.y - 1 : c->lo.y;
+            hi.x = hi.x + 1 < c->hi.x ? hi.x + 1 : c->hi.x;
+            hi.y = hi.y + 1 < c->hi.y ? hi.y + 1 : c->hi.y;
+            q[0] = lo; q[2] = hi;
+            q[1].x = hi.x; q[1].y = lo.y;
+            q[3].x = lo.x; q[3].y = hi.y;
+        } else {
+            memcpy(q, c->q, sizeof q);
+        }
+        for (k = 0; k < 4; k++) {
+            un_seg *g = *e->segs + e->nseg++;
+            g->a = q[k];
+            g->b = q[(k + 1) & 3];
+            g->ws = (int32_t)W;
+            g->wc = 0;
+            g->tag = c->tag;
+        }
+    }
+    *deep = nobs + 1;
+    return UN_OK;
+}
+
 un_status un_cfr_loops_clip(un_arr *w, const un_rings *container, un_pt lo, un_pt hi,
                             const un_obstacle *obs, int32_t nobs, int clip, un_seg **segs, int32_t *cap)
 {
-    int32_t nseg = 0, i, k, j, cap_buf = 0;
-    un_pt *buf = NULL, clo, chi;
+    int32_t k, i, nbase = 0;
+    un_pt clo, chi;
     cfr_ctx ctx;
     un_verifier vf;
+    un_coreset cs;
+    emitter e;
+    int covered;
     un_status s;
     ctx.container = container;
     ctx.lo = lo;
@@ -225,6 +369,7 @@ un_status un_cfr_loops_clip(un_arr *w, const un_rings *container, un_pt lo, un_p
     vf.free_at = cfr_free_at;
     vf.inside_near = NULL;
     vf.ctx = &ctx;
+    vf.deep = 0;
     clip = clip && !container;
     clo.x = lo.x - CLIP_PAD; clo.y = lo.y - CLIP_PAD;
     chi.x = hi.x + CLIP_PAD; chi.y = hi.y + CLIP_PAD;
@@ -239,62 +384,45 @@ un_status un_cfr_loops_clip(un_arr *w, const un_rings *container, un_pt lo, un_p
         }
     }
     if (container) {
-        if ((s = un_segs_from_rings(segs, &nseg, cap, container, 0, 1, -1, 0)) != UN_OK) return s;
+        UN_TRY(un_segs_from_rings(segs, &nbase, cap, container, 0, 1, -1, 0));
     } else {
         un_pt c[4];
         c[0] = lo; c[2] = hi;
         c[1].x = hi.x; c[1].y = lo.y;
         c[3].x = lo.x; c[3].y = hi.y;
-        if ((s = un_reserve((void **)segs, cap, 4, sizeof **segs)) != UN_OK) return s;
+        UN_TRY(un_reserve((void **)segs, cap, 4, sizeof **segs));
         for (k = 0; k < 4; k++) {
-            (*segs)[nseg].a = c[k];
-            (*segs)[nseg].b = c[(k + 1) % 4];
-            (*segs)[nseg].ws = 0;
-            (*segs)[nseg].wc = 1;
-            (*segs)[nseg].tag = -1;
-            nseg++;
+            (*segs)[nbase].a = c[k];
+            (*segs)[nbase].b = c[(k + 1) % 4];
+            (*segs)[nbase].ws = 0;
+            (*segs)[nbase].wc = 1;
+            (*segs)[nbase].tag = -1;
+            nbase++;
         }
     }
-    for (i = 0; i < nobs; i++) {
-        const un_rings *r = obs[i].rings;
-        /* an obstacle is open, so one whose box only touches the closed
-         * rectangle covers none of it */
-        if (!container && (obs[i].lo.x + obs[i].off.x >= hi.x || obs[i].hi.x + obs[i].off.x <= lo.x ||
-                           obs[i].lo.y + obs[i].off.y >= hi.y || obs[i].hi.y + obs[i].off.y <= lo.y))
-            continue;
-        for (k = obs[i].r0; k < obs[i].r1; k++) {
-            int32_t a = r->start[k], m = r->start[k + 1] - a;
-            const un_pt *p = r->pts + a;
-            if (clip) {
-                /* input, then two work areas: each clip stage at most
-                 * doubles the count, so 16m + 16 covers all four */
-                int32_t room = 16 * m + 16;
-                if ((s = un_reserve((void **)&buf, &cap_buf, m + 2 * (int64_t)room, sizeof *buf)) != UN_OK)
-                    goto done;
-                for (j = 0; j < m; j++) {
-                    buf[j].x = p[j].x + obs[i].off.x;
-                    buf[j].y = p[j].y + obs[i].off.y;
-                }
-                p = buf + m;
-                m = clip_ring(buf, m, clo, chi, buf + m, buf + m + room);
-            }
-            if ((s = un_reserve((void **)segs, cap, (int64_t)nseg + m, sizeof **segs)) != UN_OK) goto done;
-            for (j = 0; j < m; j++) {
-                un_seg *g = *segs + nseg++;
-                un_pt off = clip ? (un_pt){0, 0} : obs[i].off;
-                g->a.x = p[j].x + off.x;
-                g->a.y = p[j].y + off.y;
-                g->b.x = p[(j + 1) % m].x + off.x;
-                g->b.y = p[(j + 1) % m].y + off.y;
-                g->ws = 1;
-                g->wc = 0;
-                g->tag = i;
-            }
+    memset(&e, 0, sizeof e);
+    e.segs = segs;
+    e.cap = cap;
+    e.nseg = nbase;
+    un_coreset_init(&cs);
+    if ((s = gather_cores(&cs, obs, nobs, container, lo, hi, &covered)) != UN_OK) goto done;
+    if (covered) {
+        /* the rectangle lies in one obstacle: nothing is free */
+        s = un_arr_run(w, NULL, 0, UN_SEL_FREE, NULL);
+        goto done;
+    }
+    e.cores = cs.n >= 2 ? &cs : NULL;
+    if ((s = emit_obstacles(&e, obs, nobs, container, lo, hi, clip, clo, chi)) != UN_OK) goto done;
+    if (e.cores) {
+        if ((s = emit_cores(&e, nobs, &vf.deep)) != UN_OK) goto done;
+        if (vf.deep == 0 && e.err > 0) {
+            /* the cores' weights would overflow: start again unculled */
+            e.nseg = nbase;
+            e.cores = NULL;
+            if ((s = emit_obstacles(&e, obs, nobs, container, lo, hi, clip, clo, chi)) != UN_OK) goto done;
         }
     }
-    free(buf);
-    buf = NULL;
-    if ((s = un_arr_run(w, *segs, nseg, UN_SEL_FREE, &vf)) != UN_OK) return s;
+    if ((s = un_arr_run(w, *segs, e.nseg, UN_SEL_FREE, &vf)) != UN_OK) goto done;
     /* one-point rings carry no segment: a one-point IFP, a container ring
      * that is a single point, an obstacle's one-point hole (where a piece
      * fits in exactly one position) - test those points directly */
@@ -313,9 +441,9 @@ un_status un_cfr_loops_clip(un_arr *w, const un_rings *container, un_pt lo, un_p
                 p.y += obs[i].off.y;
                 if (cfr_free_at(&ctx, p, 0, 0, 0, 1)) s = un_arr_add_point(w, p);
             }
-    return s;
 done:
-    free(buf);
+    free(e.buf);
+    un_coreset_free(&cs);
     return s;
 }
 
@@ -610,6 +738,9 @@ static un_status geom_cfr(const un_frings *container, const un_frings *polys, in
     un_grid g;
     un_rings c, p, ifp, pl, disk, infl, *nfps = NULL;
     un_obstacle *obs = NULL;
+    un_core *cores = NULL;
+    double *scratch = NULL;
+    int32_t cap_scratch = 0;
     un_arr *w = un_arr_new();
     un_seg *segs = NULL;
     int32_t cap = 0, i, nd;
@@ -625,7 +756,8 @@ static un_status geom_cfr(const un_frings *container, const un_frings *polys, in
     sets = (const un_frings **)malloc(((size_t)nplaced + 2) * sizeof *sets);
     nfps = (un_rings *)calloc((size_t)nplaced + 1, sizeof *nfps);
     obs = (un_obstacle *)calloc((size_t)nplaced + 1, sizeof *obs);
-    if (!sets || !nfps || !obs) { s = UN_ENOMEM; goto done; }
+    cores = (un_core *)calloc((size_t)nplaced + 1, sizeof *cores);
+    if (!sets || !nfps || !obs || !cores) { s = UN_ENOMEM; goto done; }
     sets[0] = container;
     sets[1] = piece;
     for (i = 0; i < nplaced; i++) sets[i + 2] = polys + i;
@@ -656,12 +788,19 @@ static un_status geom_cfr(const un_frings *container, const un_frings *polys, in
         obs[i].r0 = 0;
         obs[i].r1 = nfps[i].nrings;
         un_rings_bbox(nfps + i, &obs[i].lo, &obs[i].hi);
+        {
+            int found;
+            if ((s = un_core_find(nfps + i, 0, nfps[i].nrings, obs[i].lo, obs[i].hi, &scratch, &cap_scratch,
+                                  cores + i, &found)) != UN_OK)
+                goto done;
+            obs[i].core = found ? cores + i : NULL;
+        }
     }
     if ((s = un_cfr_loops(w, rect ? NULL : &ifp, lo, hi, obs, nplaced, &segs, &cap)) != UN_OK) goto done;
     s = regions_out(w, &g, out);
 done:
     for (i = 0; nfps && i < nplaced; i++) un_rings_free(nfps + i);
-    free(nfps); free(obs); free(sets); free(segs);
+    free(nfps); free(obs); free(cores); free(scratch); free(sets); free(segs);
     un_arr_free(w);
     un_rings_free(&c); un_rings_free(&p); un_rings_free(&ifp);
     un_rings_free(&pl); un_rings_free(&disk); un_rings_free(&infl);

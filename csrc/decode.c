@@ -135,6 +135,8 @@ static un_status gather(un_engine *E, int32_t p, const int32_t *cand, int32_t nc
     int32_t c, j, n = 0, count = cand ? nc : p;
     un_status s;
     un_rings_clear(&E->scratch);
+    /* room for every candidate's core up front: obstacles point into it */
+    if ((s = UN_RESERVE(E->cores, E->cap_cores, (int64_t)count + 1)) != UN_OK) return s;
     infl_box(E, k, o, level, &klo, &khi);
     for (c = 0; c < count; c++) {
         const un_place *q;
@@ -156,6 +158,7 @@ static un_status gather(un_engine *E, int32_t p, const int32_t *cand, int32_t nc
         E->obs[n].r1 = E->scratch.nrings;
         E->obs[n].off.x = E->obs[n].off.y = 0;
         un_bbox_transform(v->lo, v->hi, m, q->t, &E->obs[n].lo, &E->obs[n].hi);
+        E->obs[n].core = v->has_core && un_core_transform(&v->core, m, q->t, E->cores + n) ? E->cores + n : NULL;
         n++;
     }
     for (j = 0; j < E->nlocked && bin == 0; j++) {
@@ -169,6 +172,7 @@ static un_status gather(un_engine *E, int32_t p, const int32_t *cand, int32_t nc
         E->obs[n].off.x = E->obs[n].off.y = 0;
         E->obs[n].lo = v->lo;
         E->obs[n].hi = v->hi;
+        E->obs[n].core = v->has_core ? &v->core : NULL;
         n++;
     }
     *nobs = n;

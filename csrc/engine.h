@@ -85,6 +85,8 @@ typedef struct {
 typedef struct {
     un_rings rings;       /* no-fit polygon in island i's frame */
     un_pt    lo, hi;
+    un_core  core;        /* a box inside it (core.c), when has_core */
+    int      has_core;
 } un_nfpval;
 
 un_nfpcache     *un_nfpcache_new(size_t budget_bytes);
@@ -148,6 +150,7 @@ typedef struct un_engine {
     un_rings     scratch;        /* transformed obstacles of one placement */
     un_rings     tmp;            /* a rotated inflated island */
     un_obstacle *obs;   int32_t cap_obs;
+    un_core     *cores; int32_t cap_cores;  /* obstacles' cores, moved into place */
     un_ring_view *views; int32_t cap_views;
     /* the sequence: islands in placement order, parameters per island */
     int32_t    *seq;

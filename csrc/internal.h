@@ -170,6 +170,9 @@ typedef struct {
     int (*inside_near)(void *ctx, un_pt base, int64_t dx, int64_t dy, int64_t n, int64_t d,
                        int64_t ex, int64_t ey);
     void *ctx;
+    /* when > 0: a winding at or above it lies inside a core (core.c), so
+     * edges and vertices next to it are covered; set by cfr.c */
+    int32_t deep;
 } un_verifier;
 
 un_arr   *un_arr_new(void);
@@ -248,14 +251,60 @@ un_status un_triangulate(const un_pt *p, int32_t n, int32_t **tri, int32_t *ntri
 un_status un_outline_rings(un_arr *w, const un_pt *pts, int32_t n, const int32_t *face_start,
                            int32_t nfaces, const int32_t *face_idx, un_rings *out);
 
+/* ---------------------------------------------------------------- core.c */
+
+/* A convex quadrilateral (counter-clockwise) whose closure lies inside an
+ * open obstacle: edges of other obstacles in it can be culled (core.c). */
+typedef struct {
+    un_pt   q[4];
+    un_pt   lo, hi;    /* its bounding box */
+    int32_t box;       /* 1: it is that box (q are its corners) */
+    int32_t tag;       /* in a coreset: the obstacle it belongs to */
+} un_core;
+
+/* A largest-possible axis-aligned box core of the open set of rings r0..r1
+ * (bounding box lo..hi), checked exactly; *found = 0 when there is none
+ * worth keeping.  scratch/cap: caller's buffer. */
+un_status un_core_find(const un_rings *r, int32_t r0, int32_t r1, un_pt lo, un_pt hi, double **scratch,
+                       int32_t *cap, un_core *core, int *found);
+/* in rotated by m (rotation, maybe mirrored) and moved by off; 0 when
+ * rounding made it degenerate (then it must not be used). */
+int un_core_transform(const un_core *in, const double m[4], un_pt off, un_core *out);
+/* Is the closed box lo..hi inside core c? */
+int un_core_has_box(const un_core *c, un_pt lo, un_pt hi);
+
+/* Cores indexed on a grid, for culling the rings of obstacles. */
+typedef struct {
+    un_core *cores;  int32_t n, cap_cores;
+    un_pt   *span;   int32_t cap_span;    /* per core: box of the runs it culled
+                                             (lo, hi; empty when lo > hi) */
+    int32_t *cell;   int32_t cap_cell;    /* g*g+1 starts into item */
+    int32_t *item;   int32_t cap_item;
+    int32_t  g;
+    un_pt    o, size;                     /* grid origin and cell size */
+} un_coreset;
+
+void      un_coreset_init(un_coreset *cs);
+void      un_coreset_free(un_coreset *cs);
+/* Add core c moved by off, belonging to obstacle tag; then index once. */
+un_status un_coreset_add(un_coreset *cs, const un_core *c, un_pt off, int32_t tag);
+un_status un_coreset_index(un_coreset *cs);
+/* Ring p[0..m) with every run of two or more edges inside one core
+ * replaced by its chord, into out (capacity m); returns the new point
+ * count (0: nothing of the ring is left).  Adds to *err the edge counts of
+ * the closed curves (run + chord) it made, and grows the cores' spans. */
+int32_t   un_coreset_cull(un_coreset *cs, const un_pt *p, int32_t m, un_pt *out, int64_t *err);
+
 /* ----------------------------------------------------------------- cfr.c */
 
 /* An obstacle: rings r0..r1 of `rings` (an open set) translated by off;
- * lo/hi bound those rings before translation. */
+ * lo/hi bound those rings before translation; core (or NULL) lies inside
+ * them, before translation too. */
 typedef struct {
     const un_rings *rings;
     int32_t r0, r1;
     un_pt off, lo, hi;
+    const un_core *core;
 } un_obstacle;
 
 /* Regions of the last traced free set: region r is loops

@@ -361,6 +361,7 @@ un_status un_msum_rings(un_arr *w, const un_rings *a, const un_rings *b, int fla
     vf.free_at = (flags & UN_MSUM_EXACT) ? tri_free_at : NULL;
     vf.inside_near = tri_inside_near;
     vf.ctx = &tris;
+    vf.deep = 0;
     if ((s = un_rings_simple(a, &simple_a)) != UN_OK) goto done;
     if ((s = un_rings_simple(b, &simple_b)) != UN_OK) goto done;
     s = simple_a && simple_b ? convolve_all(w, &pa, &pb, 1, &vf, &segs, &nseg, &cap) : UN_EINTERNAL;

@@ -146,6 +146,19 @@ un_status un_nfpcache_put(un_nfpcache *c, const un_nfpkey *key, un_rings *rings,
     e->val.rings = *rings;       /* take ownership */
     un_rings_init(rings);
     un_rings_bbox(&e->val.rings, &e->val.lo, &e->val.hi);
+    {
+        /* the core is found once here and moved with the polygon */
+        double *scratch = NULL;
+        int32_t cap = 0;
+        un_status s = un_core_find(&e->val.rings, 0, e->val.rings.nrings, e->val.lo, e->val.hi, &scratch, &cap,
+                                   &e->val.core, &e->val.has_core);
+        free(scratch);
+        if (s != UN_OK) {
+            *rings = e->val.rings;   /* ownership stays with the caller */
+            free(e);
+            return s;
+        }
+    }
     e->bytes = sizeof *e + (size_t)e->val.rings.cap_pts * sizeof(un_pt) +
                (size_t)e->val.rings.cap_rings * sizeof(int32_t);
     e->pin = c->stamp;

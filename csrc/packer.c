@@ -141,6 +141,7 @@ void un_packer_free(un_packer *pk)
     un_rings_free(&pk->E.scratch);
     un_rings_free(&pk->E.tmp);
     free(pk->E.obs);
+    free(pk->E.cores);
     free(pk->E.views);
     free(pk->E.seq);
     free(pk->E.par);

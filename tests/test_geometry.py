@@ -337,6 +337,56 @@ def test_cfr_from_nfps_matches_direct_feasibility_and_cfr(scene, seed):
     assert a.symmetric_difference(b).area <= 4 * tol * (a.length + b.length + 1)
 
 
+def _fit_cell(p, x, y, size):
+    """p scaled (aspect kept) and moved into the square cell at (x, y)."""
+    x0, y0, x1, y1 = p.bounds
+    s = size / max(x1 - x0, y1 - y0)
+    p = affinity.scale(p, s, s, origin=(x0, y0))
+    return affinity.translate(p, x - x0, y - y0)
+
+
+def _star(rng, n):
+    """A random star-shaped polygon of n vertices (counter-clockwise)."""
+    ang = np.sort(rng.uniform(0, 2 * math.pi, n))
+    rad = rng.uniform(0.35, 1.0, n)
+    return Polygon(np.column_stack([rad * np.cos(ang), rad * np.sin(ang)]))
+
+
+def dense_cfr_scene(seed):
+    """A k x k grid of concave star polygons, each nearly filling its cell,
+    and a piece about a cell wide: no-fit polygons overlap heavily and add
+    up to thousands of edges, so cfr.c culls the edges deep inside others
+    (core.c).  (container, placed, piece, margin 0) as shapely geometry."""
+    rng = np.random.default_rng(seed)
+    k = int(rng.integers(6, 9))
+    placed = []
+    for i in range(k * k):
+        x, y = i % k + rng.uniform(0, 0.06), i // k + rng.uniform(0, 0.06)
+        placed.append(_fit_cell(_star(rng, int(rng.integers(12, 28))), x, y, rng.uniform(0.78, 0.93)))
+    piece = _fit_cell(_star(rng, int(rng.integers(8, 20))), 0, 0, rng.uniform(0.4, 1.0))
+    return box(0, 0, k, k), placed, piece, 0.0
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_cfr_among_many_overlapping_nfps_matches_direct_feasibility(seed):
+    """The culled arrangement (core.c) frees exactly what shapely frees:
+    every returned point is feasible, random positions agree, and the
+    cached path (cfr_from_nfps) gives the same free area."""
+    scene = dense_cfr_scene(seed)
+    regions, tol = _run_cfr(scene)
+    for reg in regions:
+        for ring in reg:
+            for t in ring:
+                assert _feasible(scene, t, tol), f"position {t.tolist()} is not feasible"
+    _check_free_set(scene, regions, tol, seed)
+    via = _cfr_via_nfps(scene)
+    _check_free_set(scene, via, tol, seed + 1)
+    def area_set(regs):
+        return unary_union([O.rings_to_geom(reg) for reg in regs if all(len(r) >= 3 for r in reg)])
+    a, b = area_set(via), area_set(regions)
+    assert a.symmetric_difference(b).area <= 4 * tol * (a.length + b.length + 1)
+
+
 @settings(SETTINGS, max_examples=40)
 @given(scene=cfr_scenes().filter(lambda s: s[3] == 0.0))
 def test_cfr_points_just_outside_regions_are_infeasible(scene):

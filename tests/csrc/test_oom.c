@@ -187,6 +187,81 @@ static oom_result run_overlaps(long fail_at, const void *ctx)
     return res;
 }
 
+/* Obstacles large enough for cfr.c to cull their edges inside each
+ * other's cores (1200 points, three cores): three overlapping 400-gons. */
+typedef struct {
+    un_rings    rings[3];
+    un_core     core[3];
+    un_obstacle obs[3];
+} culled_scene;
+
+static void culled_scene_make(culled_scene *c)
+{
+    const int64_t cx[3] = {0, 800, 400}, cy[3] = {0, 0, 700};
+    un_pt p[400];
+    double *scratch = NULL;
+    int32_t cap = 0, i, k;
+    int found;
+    memset(c, 0, sizeof *c);
+    for (k = 0; k < 3; k++) {
+        un_rings_init(c->rings + k);
+        for (i = 0; i < 400; i++)
+            p[i] = tu_pt(cx[k] + llround(1000 * cos(6.283185307179586 * i / 400)),
+                         cy[k] + llround(1000 * sin(6.283185307179586 * i / 400)));
+        if (un_rings_add(c->rings + k, p, 400) != UN_OK) abort();
+        c->obs[k].rings = c->rings + k;
+        c->obs[k].r1 = 1;
+        un_rings_bbox(c->rings + k, &c->obs[k].lo, &c->obs[k].hi);
+        CHECK_OK(un_core_find(c->rings + k, 0, 1, c->obs[k].lo, c->obs[k].hi, &scratch, &cap, c->core + k, &found));
+        CHECK(found);
+        c->obs[k].core = found ? c->core + k : NULL;
+    }
+    free(scratch);
+    {   /* the 400-gons do cross each other's cores */
+        un_coreset cs;
+        int64_t err = 0;
+        un_coreset_init(&cs);
+        for (k = 0; k < 3; k++) CHECK_OK(un_coreset_add(&cs, c->core + k, tu_pt(0, 0), k));
+        CHECK_OK(un_coreset_index(&cs));
+        for (k = 0; k < 3; k++) CHECK(un_coreset_cull(&cs, c->rings[k].pts, 400, p, &err) > 0);
+        CHECK(err > 0);
+        un_coreset_free(&cs);
+    }
+}
+
+static void culled_scene_free(culled_scene *c)
+{
+    int32_t k;
+    for (k = 0; k < 3; k++) un_rings_free(c->rings + k);
+}
+
+/* un_cfr_loops on a rectangle around the culled scene: its loops. */
+static oom_result run_cfr_culled(long fail_at, const void *ctx)
+{
+    const culled_scene *c = (const culled_scene *)ctx;
+    oom_result res;
+    un_arr *w;
+    un_seg *segs = NULL;
+    int32_t cap = 0, k, i;
+    memset(&res, 0, sizeof res);
+    ARM();
+    w = un_arr_new();
+    res.status = w ? un_cfr_loops(w, NULL, tu_pt(-1200, -1200), tu_pt(2000, 1900), c->obs, 3, &segs, &cap) : UN_ENOMEM;
+    if (res.status == UN_OK) {
+        res.sig[0] = un_arr_nloops(w);
+        for (k = 0; k < un_arr_nloops(w); k++) {
+            const un_loop *l = un_arr_loops(w) + k;
+            res.sig[1] += l->end - l->start;
+            for (i = l->start; i < l->end; i++)
+                res.sig[2] += (double)un_arr_ipts(w)[i].x * (1 + i % 7) + (double)un_arr_ipts(w)[i].y;
+        }
+    }
+    un_arr_free(w);
+    free(segs);
+    DISARM();
+    return res;
+}
+
 /* The inputs, one set per scenario that takes any. */
 enum { NFP_L, NFP_FIT, SIMPLIFY, IFP, CFR, CFR_MARGIN, OVERLAPS, OVERLAPS_CW, NINPUTS };
 
@@ -198,6 +273,7 @@ int main(void)
     const double tri[] = {0, 0, 1, 0, 0, 1};
     const double cw[] = {0, 0, 0, 1, 1, 1, 1, 0};
     inputs in[NINPUTS];
+    culled_scene culled;
     int32_t i;
     int rc;
     for (i = 0; i < NINPUTS; i++) inputs_init(in + i);
@@ -227,6 +303,7 @@ int main(void)
      * lets the edge samples see that the interiors coincide */
     add_ring(&in[OVERLAPS_CW].a, cw, 4);
     add_ring(&in[OVERLAPS_CW].b, cw, 4);
+    culled_scene_make(&culled);
     {
         const oom_scenario all[] = {{"nfp", run_nfp, in + NFP_L},
                                     {"nfp exact fit", run_nfp, in + NFP_FIT},
@@ -236,9 +313,11 @@ int main(void)
                                     {"cfr", run_cfr, in + CFR},
                                     {"cfr margin polygon container", run_cfr, in + CFR_MARGIN},
                                     {"overlaps", run_overlaps, in + OVERLAPS},
-                                    {"overlaps clockwise", run_overlaps, in + OVERLAPS_CW}};
+                                    {"overlaps clockwise", run_overlaps, in + OVERLAPS_CW},
+                                    {"cfr culled", run_cfr_culled, &culled}};
         rc = oom_run_scenarios("test_oom", all, sizeof all / sizeof all[0]);
     }
     for (i = 0; i < NINPUTS; i++) inputs_free(in + i);
+    culled_scene_free(&culled);
     return rc;
 }
