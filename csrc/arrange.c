@@ -963,6 +963,14 @@ static un_status select_edges(un_arr *w, un_select sel, const un_verifier *vf)
         }
         edge_in = side_in(sel, w->wsl[h] - s->fs, w->wcl[h] + s->bc);
         if (!edge_in || (lin && rin)) continue;
+        /* a there-and-back piece between two covered sides is a crack only
+         * if its points are free: the counts cannot tell two solids that
+         * touch along it from one solid's zero-width spike (a rounded ring)
+         * poking into another solid */
+        if (!lin && !rin && s->fs > 0 && s->bs > 0 && vf && vf->free_at) {
+            const inc *p = w->in + w->einc[e], *q = p + 1;
+            if (!verify_at(vf, s, p->n + q->n, p->d + q->d)) continue;
+        }
         w->sel[h] = (int8_t)(lin || !rin);
         w->sel[t] = (int8_t)(rin || !lin);
     }

@@ -108,6 +108,43 @@ static void test_side_by_side_segment(void)
     scene_free(&s);
 }
 
+/* An obstacle ring with a zero-width spike (rounding a rotated no-fit
+ * polygon makes such rings) that pokes into another obstacle: the spike's
+ * points are covered, so no free loop may run along it. */
+static void test_spike_into_another_obstacle_is_not_free(void)
+{
+    const int64_t a[] = {0, 0, 100, 0, 100, 100, 0, 100};
+    const int64_t b[] = {200, 0, 300, 0, 300, 100, 200, 100, 200, 50, 50, 50, 200, 50};
+    un_rings ra, rb;
+    un_obstacle obs[2];
+    un_arr *w = un_arr_new();
+    un_seg *segs = NULL;
+    int32_t cap = 0, k, i;
+    un_rings_init(&ra);
+    un_rings_init(&rb);
+    tu_add(&ra, a, 4);
+    tu_add(&rb, b, 7);
+    memset(obs, 0, sizeof obs);
+    obs[0].rings = &ra;
+    obs[1].rings = &rb;
+    for (k = 0; k < 2; k++) {
+        obs[k].r1 = 1;
+        un_rings_bbox(obs[k].rings, &obs[k].lo, &obs[k].hi);
+    }
+    CHECK_OK(un_cfr_loops(w, NULL, tu_pt(-50, -50), tu_pt(350, 150), obs, 2, &segs, &cap));
+    for (k = 0; k < un_arr_nloops(w); k++)
+        for (i = un_arr_loops(w)[k].start; i < un_arr_loops(w)[k].end; i++) {
+            un_pt p = un_arr_ipts(w)[i];
+            CHECK_MSG(!(p.x > 0 && p.x < 100 && p.y > 0 && p.y < 100), "free point (%lld, %lld) inside A",
+                      (long long)p.x, (long long)p.y);
+        }
+    CHECK(un_arr_nloops(w) >= 1);
+    free(segs);
+    un_arr_free(w);
+    un_rings_free(&ra);
+    un_rings_free(&rb);
+}
+
 static void test_exact_fit_points(void)
 {
     /* 2 x 2 cells of 10: with three cells taken the fourth is one point */
@@ -311,6 +348,7 @@ int main(void)
     RUN(test_ifp_rect);
     RUN(test_side_by_side_segment);
     RUN(test_exact_fit_points);
+    RUN(test_spike_into_another_obstacle_is_not_free);
     RUN(test_regions_sorted_with_holes);
     RUN(test_hole_touching_the_wall);
     RUN(test_ifp_polygon);
