@@ -950,8 +950,6 @@ static un_status select_edges(un_arr *w, un_select sel, const un_verifier *vf)
             }
             continue;
         }
-        /* open solids: a point on a solid's own boundary is free;
-         * closed container: a point on the container boundary is inside */
         /* next to a core (winding >= deep) the solids' counts do not say
          * whether the edge itself is free: no crack runs there, only a
          * boundary when the other side is free (possible only where a
@@ -961,6 +959,8 @@ static un_status select_edges(un_arr *w, un_select sel, const un_verifier *vf)
             w->sel[t] = (int8_t)rin;
             continue;
         }
+        /* open solids: a point on a solid's own boundary is free;
+         * closed container: a point on the container boundary is inside */
         edge_in = side_in(sel, w->wsl[h] - s->fs, w->wcl[h] + s->bc);
         if (!edge_in || (lin && rin)) continue;
         /* a there-and-back piece between two covered sides is a crack only

@@ -190,9 +190,7 @@ static int box_inside_convex(const un_pt *p, int32_t n, un_pt off, un_pt lo, un_
 {
     int32_t i, c;
     un_pt q[4];
-    q[0] = lo; q[2] = hi;
-    q[1].x = hi.x; q[1].y = lo.y;
-    q[3].x = lo.x; q[3].y = hi.y;
+    un_box_corners(lo, hi, q);
     for (i = 0; i < n; i++) {
         un_pt a = p[i], b = p[(i + 1) % n], d = p[(i + 2) % n];
         a.x += off.x; a.y += off.y; b.x += off.x; b.y += off.y; d.x += off.x; d.y += off.y;
@@ -331,9 +329,7 @@ static un_status emit_cores(emitter *e, int32_t nobs, int32_t *deep)
             lo.y = lo.y - 1 > c->lo.y ? lo.y - 1 : c->lo.y;
             hi.x = hi.x + 1 < c->hi.x ? hi.x + 1 : c->hi.x;
             hi.y = hi.y + 1 < c->hi.y ? hi.y + 1 : c->hi.y;
-            q[0] = lo; q[2] = hi;
-            q[1].x = hi.x; q[1].y = lo.y;
-            q[3].x = lo.x; q[3].y = hi.y;
+            un_box_corners(lo, hi, q);
         } else {
             memcpy(q, c->q, sizeof q);
         }
@@ -387,9 +383,7 @@ un_status un_cfr_loops_clip(un_arr *w, const un_rings *container, un_pt lo, un_p
         UN_TRY(un_segs_from_rings(segs, &nbase, cap, container, 0, 1, -1, 0));
     } else {
         un_pt c[4];
-        c[0] = lo; c[2] = hi;
-        c[1].x = hi.x; c[1].y = lo.y;
-        c[3].x = lo.x; c[3].y = hi.y;
+        un_box_corners(lo, hi, c);
         UN_TRY(un_reserve((void **)segs, cap, 4, sizeof **segs));
         for (k = 0; k < 4; k++) {
             (*segs)[nbase].a = c[k];

@@ -50,7 +50,7 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Points of ring k of r as a view: a, its successor. */
+/* Edge i of ring k of r: point i (a) and its cyclic successor (b). */
 #define RING_EDGE(r, k, i, a, b)                                                  \
     do {                                                                          \
         int32_t s_ = (r)->start[k], n_ = (r)->start[(k) + 1] - s_;                \
@@ -160,9 +160,7 @@ static int seg_meets_box(un_pt a, un_pt b, un_pt lo, un_pt hi)
     if ((a.x < lo.x && b.x < lo.x) || (a.x > hi.x && b.x > hi.x) ||
         (a.y < lo.y && b.y < lo.y) || (a.y > hi.y && b.y > hi.y))
         return 0;
-    q[0] = lo; q[2] = hi;
-    q[1].x = hi.x; q[1].y = lo.y;
-    q[3].x = lo.x; q[3].y = hi.y;
+    un_box_corners(lo, hi, q);
     for (i = 0; i < 4; i++) {
         int o = un_orient(a, b, q[i]);
         pos |= o >= 0;
@@ -177,23 +175,24 @@ static int box_inside(const un_rings *r, int32_t r0, int32_t r1, un_pt lo, un_pt
 {
     int32_t k, i;
     int in = 0;
+    un_rpt at;
     for (k = r0; k < r1; k++)
         for (i = 0; i < r->start[k + 1] - r->start[k]; i++) {
             un_pt a, b;
             RING_EDGE(r, k, i, a, b);
             if (seg_meets_box(a, b, lo, hi)) return 0;
-            /* ray from lo towards +x, half-open in y; no edge passes lo */
-            if ((a.y > lo.y) != (b.y > lo.y) && (un_orient(a, b, lo) > 0) == (b.y > a.y)) in = !in;
         }
+    /* no edge passes lo, so it is strictly inside or outside each ring */
+    at.base = lo;
+    at.dx = at.dy = at.n = 0;
+    at.d = 1;
+    for (k = r0; k < r1; k++) in ^= un_rpt_in_ring(r->pts + r->start[k], r->start[k + 1] - r->start[k], &at);
     return in;
 }
 
 static void core_from_box(un_pt lo, un_pt hi, un_core *c)
 {
-    c->q[0] = lo;
-    c->q[1].x = hi.x; c->q[1].y = lo.y;
-    c->q[2] = hi;
-    c->q[3].x = lo.x; c->q[3].y = hi.y;
+    un_box_corners(lo, hi, c->q);
     c->lo = lo;
     c->hi = hi;
     c->box = 1;

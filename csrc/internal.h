@@ -67,6 +67,15 @@ int un_rpt_orient(un_pt a, un_pt b, const un_rpt *p);
 /* 1 inside, 0 outside, -1 on the boundary of ring r[0..n) (exact). */
 int un_rpt_in_ring(const un_pt *r, int32_t n, const un_rpt *p);
 
+/* The corners of box lo..hi, counter-clockwise from lo. */
+static inline void un_box_corners(un_pt lo, un_pt hi, un_pt q[4])
+{
+    q[0] = lo;
+    q[1].x = hi.x; q[1].y = lo.y;
+    q[2] = hi;
+    q[3].x = lo.x; q[3].y = hi.y;
+}
+
 /* Lexicographic (x, then y) comparison of two points. */
 static inline int un_pt_cmp(un_pt a, un_pt b)
 {
