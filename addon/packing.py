@@ -319,6 +319,10 @@ class Packer:
         rotation: ``'none'``, ``'90'`` or ``'any'`` (default), with
             ``rotation_step`` in degrees for ``'any'`` (default 5, at least
             0.5; angles are relative to each island's minimal bounding box).
+            With ``'any'`` and up to 300 islands, a second search with
+            every island as given (unturned) runs alongside and wins when
+            it packs tighter: pieces cut to fit, or islands an artist
+            straightened, keep their orientation.
         flip: allow mirroring (default False).
         shape: ``'concave'`` (default), ``'convex'`` or ``'box'`` (bounding
             rectangles, skyline bottom-left: the fastest).

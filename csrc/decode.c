@@ -192,6 +192,7 @@ static un_status try_place(un_engine *E, int32_t p, const int32_t *cand, int32_t
     double pt[2];
     un_status s;
     *found = 0;
+    E->work++;
     s = gather(E, p, cand, nc, k, o, level, bin, wlo, whi, &nobs);
     if (s == UN_OK) s = un_cfr_loops_clip(E->arr, NULL, wlo, whi, E->obs, nobs, 1, &E->segs, &E->cap_segs);
     if (s == UN_OK) s = un_regions_build(E->arr, &E->reg);

@@ -90,6 +90,7 @@ typedef struct {
 } un_nfpval;
 
 un_nfpcache     *un_nfpcache_new(size_t budget_bytes);
+void             un_nfpcache_set_budget(un_nfpcache *c, size_t budget_bytes); /* applies from the next put */
 void             un_nfpcache_free(un_nfpcache *c);
 void             un_nfpcache_clear(un_nfpcache *c);
 /* Entries handed out since the last un_nfpcache_release stay valid. */
@@ -169,6 +170,7 @@ typedef struct un_engine {
     int32_t     fill_stop;       /* stop filling at the first island that does not fit */
     int32_t     fill_quick;      /* fillers take the first window with room (column by
                                   * column), not the leftmost point of all windows */
+    int64_t     work;            /* collision-free regions computed so far */
     volatile int *cancel;
 } un_engine;
 

@@ -64,6 +64,11 @@ un_nfpcache *un_nfpcache_new(size_t budget_bytes)
     return c;
 }
 
+void un_nfpcache_set_budget(un_nfpcache *c, size_t budget_bytes)
+{
+    c->budget = budget_bytes;
+}
+
 static void lru_unlink(un_nfpcache *c, entry *e)
 {
     if (e->prev) e->prev->next = e->next; else c->head = e->next;

@@ -14,7 +14,9 @@
  * best; the next container is smaller by a step that grows after each
  * success.  When the search stalls, the step is halved; when it is tiny,
  * the search restarts from the best layout with a small step and a reheat,
- * so it keeps improving for as long as it runs.
+ * so it keeps improving for as long as it runs.  With free rotation a
+ * second search keeps every island as given, interleaved (see "the
+ * as-given search" below).
  */
 #include "uvnest.h"
 #include "engine.h"
@@ -66,6 +68,7 @@ struct un_packer {
     double         *best_par;
     int32_t        *best_seq;
     un_pack_stats   st;
+    un_packer      *as_given;     /* the as-given search (see below), or NULL */
 };
 
 static un_status grow_islands(un_packer *pk)
@@ -156,6 +159,7 @@ void un_packer_free(un_packer *pk)
     free(pk->E.bin_area);
     free(pk->E.group_mark);
     free(pk->angles);
+    un_packer_free(pk->as_given);
     free(pk);
 }
 
@@ -474,31 +478,31 @@ static un_status check_bin(const un_packer *pk, const un_transform *t, int32_t b
     return s;
 }
 
-/* Check the current complete layout; on success make it the best. */
-static un_status accept_layout(un_packer *pk, int *improved)
+/* Check layout t (at container L); when it passes, make it the best, with
+ * the parameters par and sequence seq the search restarts from (NULL: a
+ * layout of the as-given search; the main search keeps its own). */
+static un_status keep_layout(un_packer *pk, const un_transform *t, double L, const double *par,
+                             const int32_t *seq, int *improved)
 {
     un_engine *E = &pk->E;
     int32_t i, b, bins = 0;
-    un_transform *t = (un_transform *)malloc((size_t)E->n * sizeof *t);
-    double cover = 0, f = 0, tile = E->L * E->L * E->tw * E->th;
+    double cover = 0, f = 0, tile = L * L * E->tw * E->th;
     int bad = 0;
     un_status s = UN_OK;
-    if (!t) return UN_ENOMEM;
-    transforms_of(pk, t);
     for (i = 0; i < E->n; i++)
         if (t[i].bin + 1 > bins) bins = t[i].bin + 1;
     for (b = 0; b < bins && s == UN_OK && !bad; b++) s = check_bin(pk, t, b, &bad);
-    if (s != UN_OK) goto done;
+    if (s != UN_OK) return s;
     if (bad) {
         /* the engine produced a layout that breaks the rules: never hand it
          * out; counted so that tests can catch it */
         pk->st.rejected++;
-        goto done;
+        return UN_OK;
     }
     memcpy(pk->best, t, (size_t)E->n * sizeof *t);
-    memcpy(pk->best_par, E->par, 3 * (size_t)E->n * sizeof *E->par);
-    memcpy(pk->best_seq, E->seq, (size_t)E->n * sizeof *E->seq);
-    pk->best_L = E->L;
+    if (par) memcpy(pk->best_par, par, 3 * (size_t)E->n * sizeof *par);
+    if (seq) memcpy(pk->best_seq, seq, (size_t)E->n * sizeof *seq);
+    pk->best_L = L;
     pk->best_cost = pk->A.cost;
     pk->have_best = 1;
     for (b = 0; b < bins; b++) {
@@ -509,12 +513,23 @@ static un_status accept_layout(un_packer *pk, int *improved)
         cover += c;
     }
     pk->st.coverage = cover / (tile * bins);
-    pk->st.scale = 1 / E->L;
+    pk->st.scale = 1 / L;
     pk->st.bins = bins;
     pk->st.bins_f = f / bins;
     pk->st.layouts++;
     *improved = 1;
-done:
+    return UN_OK;
+}
+
+/* Check the current complete layout; on success make it the best. */
+static un_status accept_layout(un_packer *pk, int *improved)
+{
+    un_engine *E = &pk->E;
+    un_transform *t = (un_transform *)malloc((size_t)E->n * sizeof *t);
+    un_status s;
+    if (!t) return UN_ENOMEM;
+    transforms_of(pk, t);
+    s = keep_layout(pk, t, E->L, E->par, E->seq, improved);
     free(t);
     return s;
 }
@@ -833,6 +848,89 @@ static un_status start_layout(un_packer *pk, volatile int *cancel)
     return s;
 }
 
+/* ------------------------------------------------------ the as-given search */
+
+/* With rotation any and up to a few hundred islands, a second search runs
+ * interleaved with the main one, with every island in its input
+ * orientation only (no turn, no mirror: rotation none).  Jigsaw pieces and
+ * islands an artist straightened fit best as given, and a search with no
+ * angle to choose finds those fits far sooner than one choosing among
+ * 360 / step orientations per island (twice that with mirrors).
+ *
+ * It gets a share of the work (collision-free regions computed: the share
+ * then holds however costly each search's moves are, and stays
+ * deterministic): three quarters while it holds the best layout, half
+ * while its best container is within AS_GIVEN_CLOSE of the best,
+ * AS_GIVEN_FAR when it is further behind (islands that gain from turning:
+ * the main search needs the time), and AS_GIVEN_CACHE_SHARE of the cache
+ * budget.  Whenever its best layout beats the main best, that layout
+ * (checked again here) becomes the best; the main search goes on with its
+ * own parameters (it cannot express the input orientation), aiming below
+ * the new best. */
+#define AS_GIVEN_CLOSE 1.10
+#define AS_GIVEN_FAR 0.125
+#define AS_GIVEN_CACHE_SHARE 0.25
+
+/* Is the next move the as-given search's?  When its share of the work
+ * done by both is below its due. */
+static int as_given_turn(const un_packer *pk)
+{
+    const un_packer *sub = pk->as_given;
+    double share;
+    if (!sub) return 0;
+    share = sub->best_L <= pk->best_L ? 0.75 : sub->best_L <= AS_GIVEN_CLOSE * pk->best_L ? 0.5 : AS_GIVEN_FAR;
+    return (double)sub->E.work * (1 - share) < share * (double)pk->E.work;
+}
+
+static un_status adopt_as_given(un_packer *pk, int *improved)
+{
+    const un_packer *sub = pk->as_given;
+    if (!sub->have_best || sub->best_L >= pk->best_L) return UN_OK;
+    return keep_layout(pk, sub->best, sub->best_L, NULL, NULL, improved);
+}
+
+static un_status start_as_given(un_packer *pk, volatile int *cancel)
+{
+    const un_engine *E = &pk->E;
+    const double as_given = 0;
+    un_pack_options o = pk->opt;
+    un_packer *sub;
+    int32_t k;
+    int improved = 0;
+    un_status s;
+    if (o.fixed_scale > 0 || o.box || !o.align || E->n > BISECT_AT_START) return UN_OK;
+    o.nangles = 1;
+    o.angles = &as_given;
+    o.align = 0;
+    o.flip = 0;
+    o.cache_bytes = AS_GIVEN_CACHE_SHARE * pk->opt.cache_bytes;
+    if ((s = un_packer_new(&o, &sub)) != UN_OK) return s;
+    for (k = 0; k < E->n && s == UN_OK; k++) s = un_packer_add_island(sub, &E->isl[k].outline, E->isl[k].area);
+    /* locked islands: already relative to the target's corner */
+    if (s == UN_OK && E->nlocked) s = UN_RESERVE(sub->E.locked, sub->cap_locked, E->nlocked);
+    for (k = 0; k < E->nlocked && s == UN_OK; k++) {
+        s = copy_frings(sub->E.locked + k, E->locked + k);
+        sub->E.nlocked++;
+    }
+    if (s == UN_OK) s = un_packer_start(sub, cancel);
+    if (s != UN_OK) {
+        un_packer_free(sub);
+        /* islands that fit only turned: no as-given search */
+        return s == UN_ENOFIT ? UN_OK : s;
+    }
+    un_nfpcache_set_budget(pk->E.cache, (size_t)((1 - AS_GIVEN_CACHE_SHARE) * pk->opt.cache_bytes));
+    pk->as_given = sub;
+    return adopt_as_given(pk, &improved);
+}
+
+/* One move of the as-given search. */
+static un_status as_given_move(un_packer *pk, volatile int *cancel, int *improved)
+{
+    int better = 0;
+    un_status s = un_packer_run(pk->as_given, 1, cancel, &better);
+    return s == UN_OK && better ? adopt_as_given(pk, improved) : s;
+}
+
 un_status un_packer_start(un_packer *pk, volatile int *cancel)
 {
     un_status s;
@@ -843,6 +941,7 @@ un_status un_packer_start(un_packer *pk, volatile int *cancel)
     if (pk->E.n == 0) return UN_EINVAL;
     pk->started = 1;
     s = start_layout(pk, cancel);
+    if (s == UN_OK) s = start_as_given(pk, cancel);
     if (s != UN_OK) pk->have_best = 0;
     return s;
 }
@@ -873,8 +972,10 @@ static un_status bisect_step(un_packer *pk, int *improved)
 
 static un_status on_success(un_packer *pk, int *improved)
 {
-    un_status s = accept_layout(pk, improved);
-    if (s != UN_OK) return s;
+    un_status s;
+    /* the as-given search got below this container meanwhile: aim lower */
+    if (pk->E.L >= pk->best_L) return try_scale(pk, pk->best_L * (1 - pk->delta), 0);
+    if ((s = accept_layout(pk, improved)) != UN_OK) return s;
     pk->delta *= STEP_GROW;
     if (pk->delta > STEP_MAX) pk->delta = STEP_MAX;
     /* go on from this layout at the same temperature */
@@ -905,6 +1006,7 @@ un_status un_packer_run(un_packer *pk, int64_t moves, volatile int *cancel, int 
         int complete = 0;
         if (cancel && *cancel) return UN_ECANCELLED;
         pk->st.moves++;
+        if (as_given_turn(pk)) { s = as_given_move(pk, cancel, improved); continue; }
         if (pk->bisecting) { s = bisect_step(pk, improved); continue; }
         if (pk->redecode) { s = try_scale(pk, pk->E.L, 0); continue; }
         if (pk->since >= pk->stall) { s = on_stall(pk); continue; }
@@ -928,6 +1030,13 @@ void un_packer_stats(const un_packer *pk, un_pack_stats *st)
     st->cache_bytes = un_nfpcache_bytes(pk->E.cache);
     st->cache_hits = un_nfpcache_hits(pk->E.cache);
     st->cache_misses = un_nfpcache_misses(pk->E.cache);
+    if (pk->as_given) {
+        const un_packer *sub = pk->as_given;
+        st->rejected += sub->st.rejected;
+        st->cache_bytes += un_nfpcache_bytes(sub->E.cache);
+        st->cache_hits += un_nfpcache_hits(sub->E.cache);
+        st->cache_misses += un_nfpcache_misses(sub->E.cache);
+    }
     st->annealed = pk->E.nanneal;
     st->trying = pk->E.L > 0 ? 1 / pk->E.L : 0;
     if (!pk->have_best) st->bins = 0;

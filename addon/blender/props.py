@@ -37,7 +37,7 @@ class PackOptions:
         items=(
             ("NONE", "None", "Islands keep their orientation"),
             ("CARDINAL", "90\u00b0", "Islands turn by multiples of 90 degrees"),
-            ("ANY", "Any", "Islands turn by multiples of the rotation step"),
+            ("ANY", "Any", "Islands turn by multiples of the rotation step, or stay as they are"),
         ),
         default="ANY",
     )
