@@ -61,6 +61,7 @@ struct un_packer {
     /* best layout */
     int32_t         have_best;
     double          best_L;
+    double          main_L;       /* the main search's own best container (>= best_L) */
     double          best_cost;    /* with fixed scale: the cost of the best layout */
     int32_t        *group;        /* per island: affinity group, -1 */
     int32_t         cap_group, ngrouped;
@@ -503,6 +504,7 @@ static un_status keep_layout(un_packer *pk, const un_transform *t, double L, con
     if (par) memcpy(pk->best_par, par, 3 * (size_t)E->n * sizeof *par);
     if (seq) memcpy(pk->best_seq, seq, (size_t)E->n * sizeof *seq);
     pk->best_L = L;
+    if (par) pk->main_L = L;
     pk->best_cost = pk->A.cost;
     pk->have_best = 1;
     for (b = 0; b < bins; b++) {
@@ -863,10 +865,11 @@ static un_status start_layout(un_packer *pk, volatile int *cancel)
  * while its best container is within AS_GIVEN_CLOSE of the best,
  * AS_GIVEN_FAR when it is further behind (islands that gain from turning:
  * the main search needs the time), and AS_GIVEN_CACHE_SHARE of the cache
- * budget.  Whenever its best layout beats the main best, that layout
- * (checked again here) becomes the best; the main search goes on with its
- * own parameters (it cannot express the input orientation), aiming below
- * the new best. */
+ * budget.  Whenever its best layout beats the best, that layout (checked
+ * again here) becomes the best.  The main search goes on below its own
+ * best container, main_L, as if alone: it cannot express the input
+ * orientation, and aiming below a container it has not reached would
+ * only leave it annealing islands that do not fit. */
 #define AS_GIVEN_CLOSE 1.10
 #define AS_GIVEN_FAR 0.125
 #define AS_GIVEN_CACHE_SHARE 0.25
@@ -967,19 +970,28 @@ static un_status bisect_step(un_packer *pk, int *improved)
     pk->stall = 30 + 6 * (int64_t)E->nanneal;
     pk->A.alpha = exp(log(0.02) / (double)pk->stall);
     pk->delta = STEP_FIRST;
-    return try_scale(pk, pk->best_L * (1 - pk->delta), 1);
+    return try_scale(pk, pk->main_L * (1 - pk->delta), 1);
 }
 
+/* The main search placed everything in a container smaller than its own
+ * best: the best layout when it beats the as-given search's too; either
+ * way the point the main search restarts from, and smaller containers
+ * next. */
 static un_status on_success(un_packer *pk, int *improved)
 {
+    un_engine *E = &pk->E;
     un_status s;
-    /* the as-given search got below this container meanwhile: aim lower */
-    if (pk->E.L >= pk->best_L) return try_scale(pk, pk->best_L * (1 - pk->delta), 0);
-    if ((s = accept_layout(pk, improved)) != UN_OK) return s;
+    if (E->L < pk->best_L) {
+        if ((s = accept_layout(pk, improved)) != UN_OK) return s;
+    } else {
+        memcpy(pk->best_par, E->par, 3 * (size_t)E->n * sizeof *E->par);
+        memcpy(pk->best_seq, E->seq, (size_t)E->n * sizeof *E->seq);
+        pk->main_L = E->L;
+    }
     pk->delta *= STEP_GROW;
     if (pk->delta > STEP_MAX) pk->delta = STEP_MAX;
     /* go on from this layout at the same temperature */
-    return try_scale(pk, pk->best_L * (1 - pk->delta), 0);
+    return try_scale(pk, pk->main_L * (1 - pk->delta), 0);
 }
 
 static un_status on_stall(un_packer *pk)
@@ -990,7 +1002,7 @@ static un_status on_stall(un_packer *pk)
     if (pk->delta < STEP_MIN) pk->delta = 4 * STEP_MIN;
     memcpy(pk->E.par, pk->best_par, 3 * (size_t)pk->E.n * sizeof *pk->E.par);
     memcpy(pk->E.seq, pk->best_seq, (size_t)pk->E.n * sizeof *pk->E.seq);
-    return try_scale(pk, pk->best_L * (1 - pk->delta), 1);
+    return try_scale(pk, pk->main_L * (1 - pk->delta), 1);
 }
 
 un_status un_packer_run(un_packer *pk, int64_t moves, volatile int *cancel, int *improved)
