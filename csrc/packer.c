@@ -913,7 +913,7 @@ static un_status start_as_given(un_packer *pk, volatile int *cancel)
     if (s == UN_OK && E->nlocked) s = UN_RESERVE(sub->E.locked, sub->cap_locked, E->nlocked);
     for (k = 0; k < E->nlocked && s == UN_OK; k++) {
         s = copy_frings(sub->E.locked + k, E->locked + k);
-        sub->E.nlocked++;
+        sub->E.nlocked++;   /* counted even if the copy failed: freed with sub */
     }
     if (s == UN_OK) s = un_packer_start(sub, cancel);
     if (s != UN_OK) {

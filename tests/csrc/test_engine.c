@@ -686,8 +686,9 @@ static size_t entry_bytes(void)
     return b;
 }
 
-/* Least recently used entries go first, the budget holds once released;
- * entries handed out since the last release are never evicted. */
+/* Least recently used entries go first, the budget (or a new one) holds
+ * once released; entries handed out since the last release are never
+ * evicted. */
 static void test_nfpcache_eviction(void)
 {
     size_t e = entry_bytes();
@@ -730,6 +731,18 @@ static void test_nfpcache_eviction(void)
     CHECK(un_nfpcache_bytes(c) <= 3 * e + e / 2);
     CHECK(un_nfpcache_get(c, key + 5) != NULL);
     CHECK(un_nfpcache_get(c, key + 1) == NULL);
+    un_nfpcache_release(c);
+    /* a smaller budget (the packer's, once the as-given search takes its
+     * share) holds from the next entry on */
+    un_nfpcache_set_budget(c, e + e / 2);
+    CHECK(un_nfpcache_bytes(c) > e + e / 2);
+    key[1] = make_key(9, 8, 0, 0, 0, 0, 0);
+    tagged_rings(&r, 1);
+    CHECK_OK(un_nfpcache_put(c, key + 1, &r, &v));
+    un_nfpcache_release(c);
+    CHECK(un_nfpcache_bytes(c) <= e + e / 2);
+    CHECK(un_nfpcache_get(c, key + 1) != NULL);
+    CHECK(un_nfpcache_get(c, key + 5) == NULL);
     un_nfpcache_free(c);
 }
 
