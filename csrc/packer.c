@@ -479,11 +479,19 @@ static un_status check_bin(const un_packer *pk, const un_transform *t, int32_t b
     return s;
 }
 
-/* Check layout t (at container L); when it passes, make it the best, with
- * the parameters par and sequence seq the search restarts from (NULL: a
- * layout of the as-given search; the main search keeps its own). */
-static un_status keep_layout(un_packer *pk, const un_transform *t, double L, const double *par,
-                             const int32_t *seq, int *improved)
+/* The main search's restart point: its current parameters and sequence,
+ * and their container as its own best. */
+static void keep_restart_point(un_packer *pk)
+{
+    un_engine *E = &pk->E;
+    memcpy(pk->best_par, E->par, 3 * (size_t)E->n * sizeof *E->par);
+    memcpy(pk->best_seq, E->seq, (size_t)E->n * sizeof *E->seq);
+    pk->main_L = E->L;
+}
+
+/* Check layout t (at container L); when it passes, make it the best and
+ * set *kept. */
+static un_status keep_layout(un_packer *pk, const un_transform *t, double L, int *kept)
 {
     un_engine *E = &pk->E;
     int32_t i, b, bins = 0;
@@ -501,10 +509,7 @@ static un_status keep_layout(un_packer *pk, const un_transform *t, double L, con
         return UN_OK;
     }
     memcpy(pk->best, t, (size_t)E->n * sizeof *t);
-    if (par) memcpy(pk->best_par, par, 3 * (size_t)E->n * sizeof *par);
-    if (seq) memcpy(pk->best_seq, seq, (size_t)E->n * sizeof *seq);
     pk->best_L = L;
-    if (par) pk->main_L = L;
     pk->best_cost = pk->A.cost;
     pk->have_best = 1;
     for (b = 0; b < bins; b++) {
@@ -519,20 +524,26 @@ static un_status keep_layout(un_packer *pk, const un_transform *t, double L, con
     pk->st.bins = bins;
     pk->st.bins_f = f / bins;
     pk->st.layouts++;
-    *improved = 1;
+    *kept = 1;
     return UN_OK;
 }
 
-/* Check the current complete layout; on success make it the best. */
+/* Check the current complete layout; on success make it the best, and the
+ * main search's restart point. */
 static un_status accept_layout(un_packer *pk, int *improved)
 {
     un_engine *E = &pk->E;
     un_transform *t = (un_transform *)malloc((size_t)E->n * sizeof *t);
+    int kept = 0;
     un_status s;
     if (!t) return UN_ENOMEM;
     transforms_of(pk, t);
-    s = keep_layout(pk, t, E->L, E->par, E->seq, improved);
+    s = keep_layout(pk, t, E->L, &kept);
     free(t);
+    if (kept) {
+        keep_restart_point(pk);
+        *improved = 1;
+    }
     return s;
 }
 
@@ -889,7 +900,7 @@ static un_status adopt_as_given(un_packer *pk, int *improved)
 {
     const un_packer *sub = pk->as_given;
     if (!sub->have_best || sub->best_L >= pk->best_L) return UN_OK;
-    return keep_layout(pk, sub->best, sub->best_L, NULL, NULL, improved);
+    return keep_layout(pk, sub->best, sub->best_L, improved);
 }
 
 static un_status start_as_given(un_packer *pk, volatile int *cancel)
@@ -984,9 +995,7 @@ static un_status on_success(un_packer *pk, int *improved)
     if (E->L < pk->best_L) {
         if ((s = accept_layout(pk, improved)) != UN_OK) return s;
     } else {
-        memcpy(pk->best_par, E->par, 3 * (size_t)E->n * sizeof *E->par);
-        memcpy(pk->best_seq, E->seq, (size_t)E->n * sizeof *E->seq);
-        pk->main_L = E->L;
+        keep_restart_point(pk);
     }
     pk->delta *= STEP_GROW;
     if (pk->delta > STEP_MAX) pk->delta = STEP_MAX;
