@@ -315,7 +315,11 @@ class Packer:
 
     Options (Blender's names where they overlap):
         margin: smallest gap between islands, a fraction of the target
-            (default 0.001); or ``margin_px`` with ``texture_size``.
+            (default 0.001); or ``margin_px`` with ``texture_size``.  With
+            ``scale='fit'`` islands shrink to at most an eighth of the side
+            they would have if they filled the target: a margin that needs
+            them smaller (wider than about 0.85 of the target for four
+            islands) is reported as leaving no room.
         rotation: ``'none'``, ``'90'`` or ``'any'`` (default), with
             ``rotation_step`` in degrees for ``'any'`` (default 5, at least
             0.5; angles are relative to each island's minimal bounding box).

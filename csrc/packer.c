@@ -36,6 +36,9 @@
 #define BISECT_TOLERANCE 0.0025
 #define BISECT_AT_START 300
 #define FIRST_DENSITY 0.8   /* of islands grown by half the margin, first fill */
+#define FIRST_TRIES 200     /* containers, each larger, tried by the first fill */
+#define RESCUE_WORK 20000   /* collision-free regions the rescue may compute (a */
+                            /* few times what 4 islands at margin 0.84 need) */
 #ifndef T0_SHARE
 #define T0_SHARE 0.15       /* reheat temperature: this share of an average island's */
 #endif
@@ -807,6 +810,53 @@ static double fill_density(const un_engine *E, double L)
     return placed / (E->tw * E->th * L * L);
 }
 
+/* The largest container the grid holds (un_engine_set_scale's limit, less
+ * a percent): there the islands are smallest next to the margin and the
+ * locked islands. */
+static double largest_container(const un_engine *E)
+{
+    double side = E->tw > E->th ? E->tw : E->th;
+    return 0.99 * (double)(UN_COORD_LIMIT / 4) * E->q / side;
+}
+
+/* No bottom-left fill placed every island in any container tried.  That
+ * happens when the margin is large next to the islands: the margin grows
+ * with the container, so the leftmost free point can leave the islands
+ * after it no room at every scale.  Anneal in the largest container,
+ * whose cost rewards every island brought closer to fitting, reheating
+ * when stalled, until a decode places every island (or the budget runs
+ * out: the start then fails with UN_ENOFIT). */
+static un_status rescue_layout(un_packer *pk, double L)
+{
+    const double pi = 3.141592653589793;
+    un_engine *E = &pk->E;
+    int64_t since = 0, stall = 30 + 6 * (int64_t)E->nanneal, work0 = E->work, moves;
+    int complete = 0, ok = 0;
+    un_status s;
+    /* islands at least the margin apart hold disjoint disks of diameter
+     * the margin, centred in the target: their area must fit in the target
+     * grown by half the margin, however small the islands */
+    if (E->n * pi * 0.25 * E->margin * E->margin > (E->tw + E->margin) * (E->th + E->margin)) return UN_OK;
+    if (E->nanneal == 0) return UN_OK;
+    if ((s = try_scale(pk, L, 0)) != UN_OK) return s;
+    /* hot enough to give up a typical island's share now and then */
+    pk->A.T0 = T0_SHARE / E->nanneal;
+    pk->A.alpha = exp(log(0.02) / (double)stall);
+    un_anneal_reheat(&pk->A);
+    /* a move computes regions unless no island fits its container even
+     * shrunk: bound the moves too */
+    for (moves = 0; !ok && moves < RESCUE_WORK && E->work - work0 < RESCUE_WORK; moves++) {
+        if (E->cancel && *E->cancel) return UN_ECANCELLED;
+        if ((s = un_anneal_move(E, &pk->A, &pk->rng, &complete)) != UN_OK) return s;
+        if (complete && (s = accept_layout(pk, &ok)) != UN_OK) return s;
+        if (++since >= stall) {
+            un_anneal_reheat(&pk->A);
+            since = 0;
+        }
+    }
+    return UN_OK;
+}
+
 static un_status start_layout(un_packer *pk, volatile int *cancel)
 {
     un_engine *E = &pk->E;
@@ -839,15 +889,21 @@ static un_status start_layout(un_packer *pk, volatile int *cancel)
      * last one reached, 1% more room, at least 3% and at most 60% more */
     L = scale_at_density(E, FIRST_DENSITY);
     if (!isfinite(L) || L < 1.02 * L_area) L = 1.02 * L_area;
-    for (tries = 0; tries < 200; tries++) {
+    for (tries = 0; tries < FIRST_TRIES; tries++) {
         double grow;
-        if ((s = first_fill(pk, L, &ok)) != UN_OK) return s;
+        s = first_fill(pk, L, &ok);
+        if (s == UN_ENOFIT) break;      /* beyond the grid */
+        if (s != UN_OK) return s;
         if (ok) break;
         grow = 1.01 * scale_at_density(E, fill_density(E, L)) / L;
         pk->lo = L;
         L *= grow < 1.03 ? 1.03 : grow > 1.6 ? 1.6 : grow;
     }
     E->fill_quick = 0;
+    if (!pk->have_best) {
+        if ((s = rescue_layout(pk, largest_container(E))) != UN_OK) return s;
+        pk->lo = L_area;
+    }
     if (!pk->have_best) return UN_ENOFIT;
     pk->bisecting = 1;
     /* for up to a few hundred islands a fill costs milliseconds: bisect now,

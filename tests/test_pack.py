@@ -608,26 +608,45 @@ def test_coverage_counts_only_what_is_inside_the_target():
     assert res.coverage == pytest.approx(rep.coverage, abs=1e-9)
 
 
-@pytest.mark.parametrize("case", [
-    "locked-leaves-a-strip",
-    pytest.param("large-margin", marks=pytest.mark.xfail(
-        strict=True, reason="BUG: with scale='fit' the first layout must place every island, and the bottom-left "
-        "fill (r = f = 0: the leftmost point of the first region) puts the third square in the valley between "
-        "two margin-rounded no-fit polygons, mid-height, at every scale, so the fourth never fits and the "
-        "growing container reaches the grid's limit ('cannot fit'); margins up to 0.72 of the tile pack")),
-])
+@pytest.mark.parametrize("case", ["locked-leaves-a-strip", "margin-0.8", "margin-0.84", "margin-0.8-turning",
+                                  "150-islands-margin-0.07"])
 def test_fit_never_gives_up_while_there_is_room(case):
+    """Room that the bottom-left fill cannot use is still found.  Four unit
+    squares at a margin of 0.8 (or 0.84) of the tile fit only small, one in
+    each corner; the bottom-left fill puts the third square mid-height, in
+    the valley between the first two's margin-rounded no-fit polygons, at
+    every scale (the margin grows with the container), so the start anneals
+    in the largest container until every island fits.  150 rectangles at
+    margin 0.07 need a container beyond the first fill's estimate of the
+    room the margins take, which was past the grid's end (and the start
+    gave up at once)."""
     if case == "locked-leaves-a-strip":
         # a locked square leaves a strip 0.13 wide along two sides: a
         # square island 0.1 wide fits in it, at margin 0
         uvs = np.array([[0, 0], [0.87, 0], [0.87, 0.87], [0, 0.87], [3, 3], [4, 3], [4, 4], [3, 4]], float)
-        faces, kw = [[0, 1, 2, 3], [4, 5, 6, 7]], dict(locked=[0], margin=0.0)
+        faces, kw = [[0, 1, 2, 3], [4, 5, 6, 7]], dict(locked=[0], margin=0.0, rotation="none")
+    elif case.startswith("150"):
+        sides = np.random.default_rng(0).uniform(0.2, 1, (150, 2))
+        uvs, faces = _rects([(float(w), float(h), 0) for w, h in sides])
+        kw = dict(margin=0.07, rotation="90")
     else:
-        # four unit squares at margin 0.8: squares of side 0.09 fit in the corners
         uvs, faces = _rects([(1, 1, 0)] * 4)
-        kw = dict(margin=0.8)
-    res = uvnest.pack(uvs, faces, rotation="none", iterations=20, time_limit=None, **kw)
-    assert_valid(res, uvs, faces, margin=kw["margin"], locked=kw.get("locked", ()))
+        kw = dict(margin=float(case.split("-")[1]), rotation="any" if case.endswith("turning") else "none")
+    res = uvnest.pack(uvs, faces, iterations=20, time_limit=None, **kw)
+    rep = assert_valid(res, uvs, faces, margin=kw["margin"], locked=kw.get("locked", ()), rotation=kw["rotation"])
+    if case.startswith("margin"):
+        # one square per corner: each square's centre in its own quadrant
+        centres = np.array([[g.centroid.x, g.centroid.y] for g in rep.geoms])
+        assert len({(x > 0.5, y > 0.5) for x, y in centres}) == 4
+
+
+def test_fit_reports_a_margin_that_truly_leaves_no_room():
+    """Five islands cannot keep 0.8 of the tile apart in it: of any five
+    points of the unit square two are at most 0.71 apart.  A clear error,
+    after the rescue annealing has tried."""
+    uvs, faces = _rects([(1, 1, 0)] * 5)
+    with pytest.raises(ValueError, match="cannot fit"):
+        uvnest.pack(uvs, faces, margin=0.8, rotation="none", iterations=20, time_limit=None)
 
 
 # ------------------------------------------------------- flips and angles

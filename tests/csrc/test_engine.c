@@ -1158,6 +1158,44 @@ static void squares(un_frings *isl, int32_t n, double side)
     }
 }
 
+/* A margin wide next to the islands: four unit squares at margin 0.8 fit
+ * only one to a corner, and the bottom-left fill, which puts the third
+ * mid-height, never places all four; the start's rescue annealing does.
+ * Five cannot keep 0.8 apart in the unit square at all (two of any five
+ * of its points are at most 0.71 apart): UN_ENOFIT, no layout. */
+static void test_fit_margin_wider_than_islands(void)
+{
+    un_frings isl[5];
+    un_pack_options o = fit_options();
+    un_packer *pk;
+    un_transform t[5];
+    int32_t i, quadrants = 0;
+    squares(isl, 5, 1);
+    o.margin = 0.8;
+    o.padding = 0;
+    o.nangles = 1;
+    o.align = 0;
+    pk = packed(&o, isl, 4, 2, 20);
+    if (pk) {
+        CHECK(un_packer_best(pk, t));
+        for (i = 0; i < 4; i++) {
+            /* square i's centre (2i + 0.5, 0.5), unturned (one angle, no flip) */
+            double cx = t[i].scale * (2.0 * i + 0.5) + t[i].tx, cy = t[i].scale * 0.5 + t[i].ty;
+            CHECK(t[i].angle == 0 && t[i].flip == 0);
+            quadrants |= 1 << ((cx > 0.5) + 2 * (cy > 0.5));
+        }
+        CHECK_EQ(quadrants, 15);
+        un_packer_free(pk);
+    }
+    pk = new_packer(&o, isl, 5);
+    if (pk) {
+        CHECK_STATUS(un_packer_start(pk, NULL), UN_ENOFIT);
+        CHECK_EQ(un_packer_best(pk, t), 0);
+        un_packer_free(pk);
+    }
+    free_all(isl, 5);
+}
+
 /* Islands keep the fixed scale; a set that needs exactly 3 targets gets 3:
  * 0.6 squares (1.2 at scale 0.5) one to a unit target, 0.45 squares four to
  * a target. */
@@ -1500,6 +1538,7 @@ int main(void)
     RUN(test_fit_rects_and_L);
     RUN(test_fit_L_shapes_offset_target);
     RUN(test_fit_single_island);
+    RUN(test_fit_margin_wider_than_islands);
     RUN(test_fit_filler);
     RUN(test_fit_determinism);
     RUN(test_fit_cancel);

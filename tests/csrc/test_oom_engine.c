@@ -241,12 +241,13 @@ static oom_result run_nfpcache(long fail_at, const void *ctx)
 int main(void)
 {
     const int32_t group[4] = {0, 1, 0, -1};
-    un_frings fit[2], fixed[4], locked[1], box[3];
-    un_pack_options fit_o = pack_options(4, 1 << 22), fixed_o = fit_o, filled_o, box_o = fit_o;
+    un_frings fit[2], fixed[4], locked[1], box[3], corners[4];
+    un_pack_options fit_o = pack_options(4, 1 << 22), fixed_o = fit_o, filled_o, box_o = fit_o, wide_o = fit_o;
     int32_t i;
     int rc;
     for (i = 0; i < 4; i++) un_frings_init(fixed + i);
     for (i = 0; i < 3; i++) un_frings_init(box + i);
+    for (i = 0; i < 4; i++) un_frings_init(corners + i);
     un_frings_init(fit);
     un_frings_init(fit + 1);
     un_frings_init(locked);
@@ -270,6 +271,13 @@ int main(void)
     /* box mode (skyline over bounding rectangles): three rectangles */
     for (i = 0; i < 3; i++) ring_rect(box + i, 0, 0, 0.3 + 0.2 * i, 0.8 - 0.2 * i);
     box_o.box = 1;
+    /* a margin wide next to the islands: no bottom-left fill places four
+     * unit squares at margin 0.8, the start's rescue annealing does */
+    for (i = 0; i < 4; i++) ring_rect(corners + i, 2.0 * i, 0, 1, 1);
+    wide_o.margin = 0.8;
+    wide_o.padding = 0;
+    wide_o.nangles = 1;
+    wide_o.align = 0;
     {
         /* options, islands, groups, locked islands, moves, what is armed */
         const pack_case fit_start = {&fit_o, fit, 2, NULL, NULL, 0, 0, ARM_ALL};
@@ -277,12 +285,14 @@ int main(void)
         const pack_case fixed_all = {&fixed_o, fixed, 4, group, locked, 1, 20, ARM_ALL};
         const pack_case fixed_filled = {&filled_o, fixed, 4, group, locked, 1, 20, ARM_ALL};
         const pack_case box_all = {&box_o, box, 3, NULL, NULL, 0, 5, ARM_ALL};
+        const pack_case wide_start = {&wide_o, corners, 4, NULL, NULL, 0, 5, ARM_ALL};
         const oom_scenario all[] = {{"pack fit: start again after a failed start", run_fit_restart, fit},
                                     {"pack fit: start", run_pack, &fit_start},
                                     {"pack fit: run", run_pack, &fit_moves},
                                     {"pack fixed: groups, locked", run_pack, &fixed_all},
                                     {"pack fixed: filled tile by tile", run_pack, &fixed_filled},
                                     {"pack box", run_pack, &box_all},
+                                    {"pack fit: rescue annealing at the start", run_pack, &wide_start},
                                     {"pow2", run_pow2, NULL},
                                     {"skyline", run_skyline, NULL},
                                     {"components", run_components, NULL},
@@ -291,6 +301,7 @@ int main(void)
     }
     for (i = 0; i < 4; i++) un_frings_free(fixed + i);
     for (i = 0; i < 3; i++) un_frings_free(box + i);
+    for (i = 0; i < 4; i++) un_frings_free(corners + i);
     un_frings_free(fit);
     un_frings_free(fit + 1);
     un_frings_free(locked);
