@@ -597,6 +597,24 @@ void un_rings_point_at(const un_ring_view *v, int32_t k, double frac, double out
         }
 }
 
+void un_rings_vertex_at(const un_ring_view *v, int32_t k, double frac, double out[2])
+{
+    int64_t n = 0, i;
+    int32_t r;
+    out[0] = v[0].xy[0];
+    out[1] = v[0].xy[1];
+    for (r = 0; r < k; r++) n += v[r].n;
+    if (!(frac > 0) || !(frac < 1) || n <= 0) return;
+    i = (int64_t)(frac * (double)n);
+    if (i >= n) i = n - 1;
+    for (r = 0; r < k; i -= v[r].n, r++)
+        if (i < v[r].n) {
+            out[0] = v[r].xy[2 * i];
+            out[1] = v[r].xy[2 * i + 1];
+            return;
+        }
+}
+
 int32_t un_region_views(const un_arr *w, const un_regions *g, int32_t r, un_ring_view *v, int32_t cap)
 {
     const un_loop *L = un_arr_loops(w);

@@ -203,7 +203,11 @@ static un_status try_place(un_engine *E, int32_t p, const int32_t *cand, int32_t
     nv = E->reg.rstart[j + 1] - E->reg.rstart[j];
     if ((s = UN_RESERVE(E->views, E->cap_views, nv)) != UN_OK) return s;
     nv = un_region_views(E->arr, &E->reg, j, E->views, nv);
-    un_rings_point_at(E->views, nv, r, pt);
+    /* with vertices on: r in [0, 1/2) picks a vertex, [1/2, 1) a point of
+     * the boundary (r = 0 stays the leftmost point) */
+    if (E->at_vertices && r < 0.5) un_rings_vertex_at(E->views, nv, 2 * r, pt);
+    else if (E->at_vertices) un_rings_point_at(E->views, nv, 2 * r - 1, pt);
+    else un_rings_point_at(E->views, nv, r, pt);
     t->x = un_llround(pt[0]);
     t->y = un_llround(pt[1]);
     *found = 1;

@@ -171,6 +171,7 @@ typedef struct un_engine {
     int32_t     fill_quick;      /* fillers take the first window with room (column by
                                   * column), not the leftmost point of all windows */
     int64_t     work;            /* collision-free regions computed so far */
+    int32_t     at_vertices;     /* half of r's range picks a vertex of the region */
     volatile int *cancel;
 } un_engine;
 

@@ -352,6 +352,10 @@ double  un_rings_length(const un_ring_view *v, int32_t k);
 /* Point at fraction frac in [0,1) of the total boundary length of rings
  * v[0..k), walked ring after ring from each ring's first point. */
 void    un_rings_point_at(const un_ring_view *v, int32_t k, double frac, double out[2]);
+/* Vertex number floor(frac * n) of the n vertices of rings v[0..k), counted
+ * ring after ring from each ring's first point (frac outside [0,1): the
+ * first). */
+void    un_rings_vertex_at(const un_ring_view *v, int32_t k, double frac, double out[2]);
 /* Views of region r's loops (at most cap); returns how many. */
 int32_t un_region_views(const un_arr *w, const un_regions *g, int32_t r, un_ring_view *v, int32_t cap);
 

@@ -120,6 +120,15 @@ un_status un_packer_new(const un_pack_options *opt, un_packer **out)
     pk->E.os.nangles = opt->nangles;
     pk->E.os.angles = pk->angles;
     pk->E.os.flips = opt->flip ? 2 : 1;
+    /* With one orientation (rotation none, and the as-given search) half
+     * of r's range picks a vertex of the island's region: there it touches
+     * two neighbours (or walls) at once, and a jigsaw piece or a
+     * straightened island fits exactly only there, at a point the
+     * continuous boundary hits with probability zero.  The other half keeps
+     * the whole boundary, where UV islands often fit best.  With
+     * orientations to choose r stays continuous (vertices did worse on
+     * puzzles there). */
+    pk->E.at_vertices = opt->nangles * pk->E.os.flips == 1;
     pk->E.tw = opt->target[2] - opt->target[0];
     pk->E.th = opt->target[3] - opt->target[1];
     pk->E.margin = opt->margin;

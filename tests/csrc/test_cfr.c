@@ -230,6 +230,22 @@ static void test_regions_sorted_with_holes(void)
         un_rings_point_at(v, nv, 15.0 / len, pt);    /* 15 along the bottom edge */
         CHECK_NEAR(pt[0], 15, 1e-9);
         CHECK_NEAR(pt[1], 0, 1e-9);
+        /* vertices: 4 of the outer loop from (0, 0) counter-clockwise, then
+         * 4 of the hole [5, 20] x [30, 45] from its leftmost-lowest corner */
+        un_rings_vertex_at(v, nv, 0.0, pt);
+        CHECK(pt[0] == 0 && pt[1] == 0);
+        un_rings_vertex_at(v, nv, 0.13, pt);         /* vertex 1 of 8 */
+        CHECK(pt[0] == 30 && pt[1] == 0);
+        un_rings_vertex_at(v, nv, 0.37, pt);         /* vertex 2 */
+        CHECK(pt[0] == 30 && pt[1] == 90);
+        un_rings_vertex_at(v, nv, 0.5, pt);          /* vertex 4: the hole's first */
+        CHECK(pt[0] == 5 && pt[1] == 30);
+        un_rings_vertex_at(v, nv, 0.9999, pt);       /* vertex 7: a corner of the hole */
+        CHECK((pt[0] == 5 || pt[0] == 20) && (pt[1] == 30 || pt[1] == 45) && !(pt[0] == 5 && pt[1] == 30));
+        un_rings_vertex_at(v, nv, 1.0, pt);          /* outside [0, 1): the first */
+        CHECK(pt[0] == 0 && pt[1] == 0);
+        un_rings_vertex_at(v, nv, NAN, pt);
+        CHECK(pt[0] == 0 && pt[1] == 0);
     }
     un_rings_free(placed); un_rings_free(placed + 1); un_rings_free(placed + 2);
     un_rings_free(&piece); un_rings_free(&x);
