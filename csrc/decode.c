@@ -686,6 +686,16 @@ un_status un_decode(un_engine *E, int32_t from, double *waste, int *complete)
  * inflated again; the inflation is then a little wider than needed. */
 #define UN_INFLATION_DRIFT 0.03
 
+/* Containers span at most UN_COORD_LIMIT / 4 grid units across (the
+ * margin, the no-fit polygons and their sums stay within the limit). */
+#define UN_CONTAINER_LIMIT (UN_COORD_LIMIT / 4)
+
+double un_engine_largest_scale(const un_engine *E)
+{
+    double side = E->tw > E->th ? E->tw : E->th;
+    return 0.99 * (double)UN_CONTAINER_LIMIT * E->q / side;
+}
+
 un_status un_engine_set_scale(un_engine *E, double L)
 {
     double pad;
@@ -704,6 +714,6 @@ un_status un_engine_set_scale(un_engine *E, double L)
     E->clo.y = (int64_t)ceil(pad);
     E->chi.x = (int64_t)floor(E->tw * L / E->q - pad);
     E->chi.y = (int64_t)floor(E->th * L / E->q - pad);
-    if (E->chi.x > UN_COORD_LIMIT / 4 || E->chi.y > UN_COORD_LIMIT / 4) return UN_ERANGE;
+    if (E->chi.x > UN_CONTAINER_LIMIT || E->chi.y > UN_CONTAINER_LIMIT) return UN_ERANGE;
     return UN_OK;
 }

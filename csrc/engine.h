@@ -188,5 +188,7 @@ un_status un_decode(un_engine *E, int32_t from, double *waste, int *complete);
 /* Set L and the container; re-inflates islands when L moved below
  * the inflation by more than the drift allowed. */
 un_status un_engine_set_scale(un_engine *E, double L);
+/* The largest L un_engine_set_scale accepts, less a percent. */
+double    un_engine_largest_scale(const un_engine *E);
 
 #endif /* UVNEST_ENGINE_H */

@@ -36,6 +36,7 @@
 #define BISECT_TOLERANCE 0.0025
 #define BISECT_AT_START 300
 #define FIRST_DENSITY 0.8   /* of islands grown by half the margin, first fill */
+#define PI 3.141592653589793
 #define FIRST_TRIES 200     /* containers, each larger, tried by the first fill */
 #define RESCUE_WORK 20000   /* collision-free regions the rescue may compute (a */
                             /* few times what 4 islands at margin 0.84 need) */
@@ -584,6 +585,16 @@ static un_status try_scale(un_packer *pk, double L, int reheat)
 
 static un_status bisect_step(un_packer *pk, int *improved);
 
+/* The annealing schedule: reheat temperature T0, and stalls after
+ * 30 + 6 n moves without success, over which the temperature cools to 2 %
+ * of T0 (n: the islands annealed). */
+static void set_schedule(un_packer *pk, double T0, int32_t n)
+{
+    pk->A.T0 = T0;
+    pk->stall = 30 + 6 * (int64_t)n;
+    pk->A.alpha = exp(log(0.02) / (double)pk->stall);
+}
+
 /* ------------------------------------------------------- fixed scale */
 
 /* Every island at the given scale, over up to max_bins targets: the first
@@ -601,10 +612,8 @@ static un_status start_fixed(un_packer *pk)
     if (s == UN_OK && !complete) return UN_ENOFIT;
     if (s == UN_OK) s = accept_layout(pk, &ok);
     if (s == UN_OK && !ok) return UN_EINTERNAL;
-    pk->A.T0 = 0.05;
-    pk->A.T = pk->A.T0;
-    pk->stall = 30 + 6 * (int64_t)pk->E.n;
-    pk->A.alpha = exp(log(0.02) / (double)pk->stall);
+    set_schedule(pk, 0.05, pk->E.n);
+    un_anneal_reheat(&pk->A);
     return s;
 }
 
@@ -789,7 +798,6 @@ static double locked_area_inside(const un_packer *pk)
  * in island units for a container X times the target. */
 static double scale_at_density(const un_engine *E, double density)
 {
-    const double pi = 3.141592653589793;
     double area = 0, perimeter = 0, a, b;
     int32_t i;
     for (i = 0; i < E->n; i++) {
@@ -797,7 +805,7 @@ static double scale_at_density(const un_engine *E, double density)
         perimeter += E->isl[i].perimeter;
     }
     /* density tw th X^2 = area + perimeter m X / 2 + n pi (m X / 2)^2 */
-    a = density * E->tw * E->th - E->n * pi * 0.25 * E->margin * E->margin;
+    a = density * E->tw * E->th - E->n * PI * 0.25 * E->margin * E->margin;
     b = 0.5 * perimeter * E->margin;
     if (!(a > 0)) return HUGE_VAL;
     return (b + sqrt(b * b + 4 * a * area)) / (2 * a);
@@ -807,25 +815,16 @@ static double scale_at_density(const un_engine *E, double density)
  * reached before it stopped at the first island that did not fit. */
 static double fill_density(const un_engine *E, double L)
 {
-    const double pi = 3.141592653589793, h = 0.5 * E->margin * L;
+    const double h = 0.5 * E->margin * L;
     double placed = 0;
     int32_t p;
     for (p = 0; p < E->n; p++)
         if (E->pl[p].placed) {
             const un_island *is = E->isl + E->seq[p];
             double f = un_shrink_factor(E->pl[p].sigma);
-            placed += f * f * is->area + f * is->perimeter * h + pi * h * h;
+            placed += f * f * is->area + f * is->perimeter * h + PI * h * h;
         }
     return placed / (E->tw * E->th * L * L);
-}
-
-/* The largest container the grid holds (un_engine_set_scale's limit, less
- * a percent): there the islands are smallest next to the margin and the
- * locked islands. */
-static double largest_container(const un_engine *E)
-{
-    double side = E->tw > E->th ? E->tw : E->th;
-    return 0.99 * (double)(UN_COORD_LIMIT / 4) * E->q / side;
 }
 
 /* No bottom-left fill placed every island in any container tried.  That
@@ -837,20 +836,18 @@ static double largest_container(const un_engine *E)
  * out: the start then fails with UN_ENOFIT). */
 static un_status rescue_layout(un_packer *pk, double L)
 {
-    const double pi = 3.141592653589793;
     un_engine *E = &pk->E;
-    int64_t since = 0, stall = 30 + 6 * (int64_t)E->nanneal, work0 = E->work, moves;
+    int64_t since = 0, work0 = E->work, moves;
     int complete = 0, ok = 0;
     un_status s;
     /* islands at least the margin apart hold disjoint disks of diameter
      * the margin, centred in the target: their area must fit in the target
      * grown by half the margin, however small the islands */
-    if (E->n * pi * 0.25 * E->margin * E->margin > (E->tw + E->margin) * (E->th + E->margin)) return UN_OK;
+    if (E->n * PI * 0.25 * E->margin * E->margin > (E->tw + E->margin) * (E->th + E->margin)) return UN_OK;
     if (E->nanneal == 0) return UN_OK;
     if ((s = try_scale(pk, L, 0)) != UN_OK) return s;
     /* hot enough to give up a typical island's share now and then */
-    pk->A.T0 = T0_SHARE / E->nanneal;
-    pk->A.alpha = exp(log(0.02) / (double)stall);
+    set_schedule(pk, T0_SHARE / E->nanneal, E->nanneal);
     un_anneal_reheat(&pk->A);
     /* a move computes regions unless no island fits its container even
      * shrunk: bound the moves too */
@@ -858,7 +855,7 @@ static un_status rescue_layout(un_packer *pk, double L)
         if (E->cancel && *E->cancel) return UN_ECANCELLED;
         if ((s = un_anneal_move(E, &pk->A, &pk->rng, &complete)) != UN_OK) return s;
         if (complete && (s = accept_layout(pk, &ok)) != UN_OK) return s;
-        if (++since >= stall) {
+        if (++since >= pk->stall) {
             un_anneal_reheat(&pk->A);
             since = 0;
         }
@@ -910,7 +907,7 @@ static un_status start_layout(un_packer *pk, volatile int *cancel)
     }
     E->fill_quick = 0;
     if (!pk->have_best) {
-        if ((s = rescue_layout(pk, largest_container(E))) != UN_OK) return s;
+        if ((s = rescue_layout(pk, un_engine_largest_scale(E))) != UN_OK) return s;
         pk->lo = L_area;
     }
     if (!pk->have_best) return UN_ENOFIT;
@@ -1042,9 +1039,7 @@ static un_status bisect_step(un_packer *pk, int *improved)
     pk->bisecting = 0;
     /* annealing: the reheat temperature accepts losing a typical island's
      * share of the container about one time in three */
-    pk->A.T0 = T0_SHARE * pk->st.coverage / E->nanneal;
-    pk->stall = 30 + 6 * (int64_t)E->nanneal;
-    pk->A.alpha = exp(log(0.02) / (double)pk->stall);
+    set_schedule(pk, T0_SHARE * pk->st.coverage / E->nanneal, E->nanneal);
     pk->delta = STEP_FIRST;
     return try_scale(pk, pk->main_L * (1 - pk->delta), 1);
 }
