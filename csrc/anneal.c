@@ -2,8 +2,10 @@
  * anneal.c - simulated annealing over the sequence and (theta, r, f).
  *
  * A move changes one parameter of one annealed island, or (one move in ten)
- * swaps two annealed islands in the sequence; the placements before the
- * first changed position are kept and only the rest is decoded again.  The
+ * swaps two annealed islands in the sequence (in the contact search, whose
+ * decode reads no parameter, every move swaps two islands or moves one);
+ * the placements before the first changed position are kept and only the
+ * rest is decoded again.  The
  * cost is the share of the container not covered (non-fitting islands count
  * at the size they were shrunk to), so moves that bring an island closer to
  * fitting are rewarded.  Acceptance is Metropolis with geometric cooling;
@@ -49,21 +51,42 @@ static double wrap(double v)
     return v >= 1 ? 0 : v;
 }
 
+/* Swap positions p and q of the sequence, or (insert) take the island at
+ * p to position q, shifting those between; reorder(seq, q, p, insert)
+ * undoes reorder(seq, p, q, insert). */
+static void reorder(int32_t *seq, int32_t p, int32_t q, int insert)
+{
+    int32_t k = seq[p];
+    if (!insert) {
+        seq[p] = seq[q];
+        seq[q] = k;
+    } else if (p < q) {
+        memmove(seq + p, seq + p + 1, (size_t)(q - p) * sizeof *seq);
+        seq[q] = k;
+    } else {
+        memmove(seq + q + 1, seq + q, (size_t)(p - q) * sizeof *seq);
+        seq[q] = k;
+    }
+}
+
 /* One move.  Returns through *complete whether the (accepted) current
  * decode places every island at full size. */
 un_status un_anneal_move(un_engine *E, un_anneal *A, un_rng *g, int *complete)
 {
-    int32_t na = E->nanneal, n = E->n, p, q = -1, k, j = -1, from;
+    int32_t na = E->nanneal, n = E->n, p, q = -1, k = 0, j = -1, from;
     double old = 0, waste, delta;
-    int full, accept;
+    int full, accept, insert = 0;
     un_status s;
     *complete = 0;
     if (na == 0) return UN_OK;
     p = un_rng_below(g, na);
-    if (na >= 2 && un_rng_unit(g) < SWAP_SHARE) {
+    if (na >= 2 && (E->contact || un_rng_unit(g) < SWAP_SHARE)) {
         q = un_rng_below(g, na - 1);
         if (q >= p) q++;
-        k = E->seq[p]; E->seq[p] = E->seq[q]; E->seq[q] = k;
+        /* the contact search places by the sequence alone: half its moves
+         * take one island to another place in it */
+        insert = E->contact && un_rng_unit(g) < 0.5;
+        reorder(E->seq, p, q, insert);
         from = p < q ? p : q;
     } else {
         int32_t nparam = E->os.nangles * E->os.flips > 1 ? 3 : 2;
@@ -85,7 +108,7 @@ un_status un_anneal_move(un_engine *E, un_anneal *A, un_rng *g, int *complete)
     if ((s = un_decode(E, from, &waste, &full)) != UN_OK) {
         /* leave the state as it was: cancelled or out of memory mid-way */
         memcpy(E->pl + from, A->save + from, (size_t)(n - from) * sizeof *A->save);
-        if (q >= 0) { k = E->seq[p]; E->seq[p] = E->seq[q]; E->seq[q] = k; }
+        if (q >= 0) reorder(E->seq, q, p, insert);
         else E->par[3 * k + j] = old;
         return s;
     }
@@ -98,7 +121,7 @@ un_status un_anneal_move(un_engine *E, un_anneal *A, un_rng *g, int *complete)
         *complete = full;
     } else {
         memcpy(E->pl + from, A->save + from, (size_t)(n - from) * sizeof *A->save);
-        if (q >= 0) { k = E->seq[p]; E->seq[p] = E->seq[q]; E->seq[q] = k; }
+        if (q >= 0) reorder(E->seq, q, p, insert);
         else {
             E->par[3 * k + j] = old;
             if ((A->step[3 * k + j] *= NARROW) < STEP_MIN) A->step[3 * k + j] = STEP_MIN;

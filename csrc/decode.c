@@ -181,9 +181,107 @@ static un_status gather(un_engine *E, int32_t p, const int32_t *cand, int32_t nc
 
 /* ------------------------------------------------------------- placement */
 
+/* How far apart (grid units) two edges may lie and still count as
+ * touching, for the contact score.  Far more than the roundings (half a
+ * unit each): the inflation keeps a tab out of the socket it was cut from
+ * by 2 UN_SLACK across its sloped sides, which holds the straight edges
+ * beside it tens of units apart (a 16 degree slope: 21 units). */
+#define CONTACT_TOL 64.0
+
+/* Inflated outline of the island at position j, in place (into E->near,
+ * once per placement: E->near_at[j] is its first ring, or -1). */
+static un_status near_rings(un_engine *E, int32_t j, int32_t *r0, int32_t *r1)
+{
+    const un_place *q = E->pl + j;
+    double m[4];
+    un_status s;
+    if (E->near_at[j] < 0) {
+        if ((s = ensure_inflated(E, E->seq[j], q->sigma)) != UN_OK) return s;
+        un_orient_matrix(&E->os, E->isl + E->seq[j], q->orient, m);
+        E->near_at[j] = E->near.nrings;
+        if ((s = un_rings_transform(&E->isl[E->seq[j]].infl[q->sigma], m, q->t, &E->near)) != UN_OK) return s;
+        E->near_to[j] = E->near.nrings;
+    }
+    *r0 = E->near_at[j];
+    *r1 = E->near_to[j];
+    return UN_OK;
+}
+
+/* Contact score of island k (its inflated outline `self`, box klo..khi
+ * relative to its reference point) at translation t: its boundary along
+ * the container's walls and along the placed islands before position p
+ * (or the candidates cand) in its container. */
+static un_status contact_score(un_engine *E, int32_t p, const int32_t *cand, int32_t nc, int32_t bin,
+                               const un_rings *self, un_pt klo, un_pt khi, un_pt t, double *score)
+{
+    int32_t c, j, r0, r1, count = cand ? nc : p;
+    un_pt lo, hi, zero = {0, 0};
+    int64_t tol = (int64_t)CONTACT_TOL;
+    un_status s;
+    lo.x = klo.x + t.x - tol; lo.y = klo.y + t.y - tol;
+    hi.x = khi.x + t.x + tol; hi.y = khi.y + t.y + tol;
+    *score = un_contact_walls(self, t, E->clo, E->chi, CONTACT_TOL);
+    for (c = 0; c < count; c++) {
+        un_rings view;
+        j = cand ? cand[c] : c;
+        if (!E->pl[j].placed || E->pl[j].bin != bin || !boxes_meet(E->pl[j].lo, E->pl[j].hi, lo, hi)) continue;
+        if ((s = near_rings(E, j, &r0, &r1)) != UN_OK) return s;
+        /* a view of rings r0..r1 of E->near */
+        view = E->near;
+        view.start = E->near.start + r0;
+        view.nrings = r1 - r0;
+        *score += un_contact_rings(self, t, &view, zero, CONTACT_TOL);
+        E->contact_pairs += (int64_t)un_rings_npts(self) * (E->near.start[r1] - E->near.start[r0]);
+    }
+    return UN_OK;
+}
+
+/* The contact placement: of every vertex of every collision-free region,
+ * the one where island k touches the most (ties: the leftmost, then the
+ * lowest).  The regions are those of the last un_regions_build. */
+static un_status contact_point(un_engine *E, int32_t p, const int32_t *cand, int32_t nc, int32_t k,
+                               int32_t o, int32_t level, int32_t bin, un_pt *best)
+{
+    int32_t j, v, nv, i, nt = 0;
+    double m[4], top = -1, score;
+    un_pt klo, khi, zero = {0, 0};
+    un_status s;
+    /* the vertices first: inflating an island below reuses the workspace
+     * the regions live in */
+    for (j = 0; j < E->reg.nregions; j++) {
+        nv = E->reg.rstart[j + 1] - E->reg.rstart[j];
+        if ((s = UN_RESERVE(E->views, E->cap_views, nv)) != UN_OK) return s;
+        nv = un_region_views(E->arr, &E->reg, j, E->views, nv);
+        for (v = 0; v < nv; v++) {
+            if ((s = UN_RESERVE(E->spots, E->cap_spots, (int64_t)nt + E->views[v].n)) != UN_OK) return s;
+            for (i = 0; i < E->views[v].n; i++, nt++) {
+                E->spots[nt].x = un_llround(E->views[v].xy[2 * i]);
+                E->spots[nt].y = un_llround(E->views[v].xy[2 * i + 1]);
+            }
+        }
+    }
+    for (j = 0; j < p; j++) E->near_at[j] = -1;
+    un_rings_clear(&E->near);
+    un_rings_clear(&E->self);
+    if ((s = ensure_inflated(E, k, level)) != UN_OK) return s;
+    un_orient_matrix(&E->os, E->isl + k, o, m);
+    if ((s = un_rings_transform(&E->isl[k].infl[level], m, zero, &E->self)) != UN_OK) return s;
+    infl_box(E, k, o, level, &klo, &khi);
+    for (i = 0; i < nt; i++) {
+        un_pt t = E->spots[i];
+        if ((s = contact_score(E, p, cand, nc, bin, &E->self, klo, khi, t, &score)) != UN_OK) return s;
+        if (score > top || (score == top && (t.x < best->x || (t.x == best->x && t.y < best->y)))) {
+            top = score;
+            *best = t;
+        }
+    }
+    return UN_OK;
+}
+
 /* Try to place island k at (o, level) with (r, f) in translation-space box
  * wlo..whi (the inner-fit rectangle, or a window of it).  On success *t is
- * the point and *found = 1.  first: take the leftmost free point instead. */
+ * the point and *found = 1.  In the contact search (E->contact) the point
+ * is the contact placement instead, whatever r and f are. */
 static un_status try_place(un_engine *E, int32_t p, const int32_t *cand, int32_t nc, int32_t k,
                            int32_t o, int32_t level, int32_t bin, un_pt wlo, un_pt whi, double r, double f,
                            un_pt *t, int *found)
@@ -198,6 +296,11 @@ static un_status try_place(un_engine *E, int32_t p, const int32_t *cand, int32_t
     if (s == UN_OK) s = un_regions_build(E->arr, &E->reg);
     un_nfpcache_release(E->cache);
     if (s != UN_OK || (m = E->reg.nregions) == 0) return s;
+    if (E->contact) {
+        s = contact_point(E, p, cand, nc, k, o, level, bin, t);
+        *found = s == UN_OK;
+        return s;
+    }
     j = (int32_t)(f * m);
     if (j >= m) j = m - 1;
     nv = E->reg.rstart[j + 1] - E->reg.rstart[j];

@@ -172,6 +172,14 @@ typedef struct un_engine {
                                   * column), not the leftmost point of all windows */
     int64_t     work;            /* collision-free regions computed so far */
     int32_t     at_vertices;     /* half of r's range picks a vertex of the region */
+    /* the contact search: every island goes to the vertex of its regions
+     * where it touches the most (decode.c), and only the sequence moves */
+    int32_t     contact;
+    un_pt      *spots;  int32_t cap_spots;  /* candidate points of one placement */
+    un_rings    self;                       /* the island being placed, inflated, turned */
+    un_rings    near;                       /* placed islands near it, in place */
+    int32_t    *near_at, *near_to;          /* per position: its rings in near, or -1 */
+    int64_t     contact_pairs;              /* edge pairs the contact scores compared */
     volatile int *cancel;
 } un_engine;
 

@@ -359,6 +359,18 @@ void    un_rings_vertex_at(const un_ring_view *v, int32_t k, double frac, double
 /* Views of region r's loops (at most cap); returns how many. */
 int32_t un_region_views(const un_arr *w, const un_regions *g, int32_t r, un_ring_view *v, int32_t cap);
 
+/* ------------------------------------------------------------- contact.c */
+
+/* Length along which the boundary of a (translated by ta) runs against the
+ * boundary of b (translated by tb): antiparallel edges whose ends lie within
+ * tol of each other's line, where their extents overlap.  A heuristic
+ * score in doubles, symmetric up to rounding. */
+double un_contact_rings(const un_rings *a, un_pt ta, const un_rings *b, un_pt tb, double tol);
+/* Length of a's boundary (translated by ta) that lies along the walls of
+ * the box lo..hi: edges within reach of a wall, or beyond it, count with
+ * their extent parallel to it. */
+double un_contact_walls(const un_rings *a, un_pt ta, un_pt lo, un_pt hi, double reach);
+
 /* ------------------------------------------------------------- boxtree.c */
 
 /* An axis-aligned box on an integer grid.  The empty box, lx = ly =

@@ -893,6 +893,67 @@ def test_jigsaws_are_solved_as_given(rotation):
     assert np.median(coverages) >= 0.99, coverages
 
 
+def _interlocking_jigsaw(seed: int, cells: int = 3):
+    """The unit square cut into cells x cells pieces whose inner sides carry
+    a tab, a trapezoid narrowing outwards, pushed in or out at random: the
+    pieces interlock, and pack at coverage 1 only assembled as cut.  (A tab
+    widening outwards, a dovetail, fits its socket at one point only, which
+    the engine's slack of a few grid units closes.)  They are spread apart
+    on a grid, in the orientation they were cut in."""
+    rng = np.random.default_rng(seed)
+    h = 1.0 / cells
+
+    def tab(p, q):
+        p, q = np.asarray(p, float), np.asarray(q, float)
+        d = q - p
+        # the tab spans at most 0.28 .. 0.72 of the side and reaches at most
+        # 0.22 across: tabs of two sides never meet at a corner
+        out = rng.choice([-1.0, 1.0]) * rng.uniform(0.12, 0.22) * np.array([-d[1], d[0]])
+        c, w = rng.uniform(0.4, 0.6), rng.uniform(0.08, 0.12)
+        return [p + (c - w) * d, p + (c - w + 0.04) * d + out, p + (c + w - 0.04) * d + out, p + (c + w) * d]
+
+    up = {(i, j): tab((i * h, j * h), (i * h, (j + 1) * h)) for i in range(1, cells) for j in range(cells)}
+    across = {(i, j): tab((i * h, j * h), ((i + 1) * h, j * h)) for i in range(cells) for j in range(1, cells)}
+    uvs, faces, base = [], [], 0
+    for i in range(cells):
+        for j in range(cells):
+            ring = [(i * h, j * h), *across.get((i, j), []), ((i + 1) * h, j * h), *up.get((i + 1, j), []),
+                    ((i + 1) * h, (j + 1) * h), *reversed(across.get((i, j + 1), [])), (i * h, (j + 1) * h),
+                    *reversed(up.get((i, j), []))]
+            piece = shapely.Polygon(ring)
+            assert piece.is_valid
+            ring = np.asarray(shapely.geometry.polygon.orient(piece, 1.0).exterior.coords)[:-1]
+            index = {tuple(v): k for k, v in enumerate(ring)}
+            for t in shapely.get_parts(shapely.constrained_delaunay_triangles(piece)):
+                faces.append([base + index[tuple(c)] for c in np.asarray(t.exterior.coords)[:3]])
+            uvs.append(ring + 0.7 * h * np.array([i, j]))
+            base += len(ring)
+    return np.vstack(uvs), faces
+
+
+JIGSAW_MOVES = 3000
+
+
+def test_interlocking_jigsaws_are_assembled():
+    """Pieces with tabs and sockets (rotation none) go together only where
+    each one is hugged on every side.  The contact search (every island at
+    the vertex of its collision-free regions where it touches the most,
+    annealing the sequence only) assembles 5 of these 6 (0.999 or more);
+    the (theta, r, f) search alone, the build before it, left all 6 at 0.79
+    to 0.84 in as many moves."""
+    coverages = []
+    for seed in range(6):
+        uvs, faces = _interlocking_jigsaw(seed)
+        packer = uvnest.Packer(uvs, faces, margin=0.0, rotation="none", seed=0)
+        packer.step(seconds=None, iterations=JIGSAW_MOVES)
+        res = packer.best
+        assert_valid(res, uvs, faces, margin=0.0, rotation="none")
+        assert packer.stats["rejected"] == 0
+        coverages.append(res.coverage)
+    print("interlocking jigsaw coverages", np.round(coverages, 4))
+    assert sum(c >= 0.99 for c in coverages) >= 5, coverages
+
+
 @pytest.mark.slow
 def test_more_puzzles_for_longer():
     """Four puzzles, 5 s each: valid, and the densities reached (printed)."""
