@@ -326,7 +326,11 @@ class Packer:
             With ``'any'`` and up to 300 islands, a second search with
             every island as given (unturned) runs alongside and wins when
             it packs tighter: pieces cut to fit, or islands an artist
-            straightened, keep their orientation.
+            straightened, keep their orientation.  With one orientation
+            (``'none'`` without flips, and that as-given search) and up to
+            64 islands, a contact search runs alongside: each island goes
+            where it touches its neighbours and the border the most, which
+            assembles interlocking pieces.
         flip: allow mirroring (default False).
         shape: ``'concave'`` (default), ``'convex'`` or ``'box'`` (bounding
             rectangles, skyline bottom-left: the fastest).

@@ -37,60 +37,60 @@ static double edge_contact(double a0x, double a0y, double a1x, double a1y, doubl
     return hi > lo ? hi - lo : 0;
 }
 
-/* Ring k of r: its points and count. */
-static const un_pt *ring_of(const un_rings *r, int32_t k, int32_t *n)
+/* Edge i of ring k of r, translated by t: e = (x0, y0, x1, y1).  Returns
+ * the ring's point count (0: no edge i). */
+static int32_t edge_at(const un_rings *r, int32_t k, int32_t i, un_pt t, double e[4])
 {
-    *n = r->start[k + 1] - r->start[k];
-    return r->pts + r->start[k];
+    int32_t n = r->start[k + 1] - r->start[k];
+    const un_pt *ring = r->pts + r->start[k];
+    if (i >= n) return 0;
+    e[0] = (double)(ring[i].x + t.x);
+    e[1] = (double)(ring[i].y + t.y);
+    e[2] = (double)(ring[(i + 1) % n].x + t.x);
+    e[3] = (double)(ring[(i + 1) % n].y + t.y);
+    return n;
 }
 
 double un_contact_rings(const un_rings *a, un_pt ta, const un_rings *b, un_pt tb, double tol)
 {
-    double sum = 0;
-    int32_t ka, kb, i, j, na, nb;
-    for (ka = 0; ka < a->nrings; ka++) {
-        const un_pt *pa = ring_of(a, ka, &na);
-        for (i = 0; i < na; i++) {
-            un_pt p = pa[i], q = pa[(i + 1) % na];
-            double a0x = (double)(p.x + ta.x), a0y = (double)(p.y + ta.y);
-            double a1x = (double)(q.x + ta.x), a1y = (double)(q.y + ta.y);
-            double lx = (a0x < a1x ? a0x : a1x) - tol, hx = (a0x < a1x ? a1x : a0x) + tol;
-            double ly = (a0y < a1y ? a0y : a1y) - tol, hy = (a0y < a1y ? a1y : a0y) + tol;
-            for (kb = 0; kb < b->nrings; kb++) {
-                const un_pt *pb = ring_of(b, kb, &nb);
-                for (j = 0; j < nb; j++) {
-                    un_pt u = pb[j], v = pb[(j + 1) % nb];
-                    double b0x = (double)(u.x + tb.x), b0y = (double)(u.y + tb.y);
-                    double b1x = (double)(v.x + tb.x), b1y = (double)(v.y + tb.y);
-                    /* an edge outside a's box (grown by tol) cannot touch it */
-                    if ((b0x < lx && b1x < lx) || (b0x > hx && b1x > hx) ||
-                        (b0y < ly && b1y < ly) || (b0y > hy && b1y > hy))
-                        continue;
-                    sum += edge_contact(a0x, a0y, a1x, a1y, b0x, b0y, b1x, b1y, tol);
-                }
-            }
-        }
+    double sum = 0, ea[4], eb[4], blo[2] = {HUGE_VAL, HUGE_VAL}, bhi[2] = {-HUGE_VAL, -HUGE_VAL};
+    int32_t ka, kb, i, j;
+    for (i = 0; i < un_rings_npts(b); i++) {
+        double x = (double)(b->pts[i].x + tb.x), y = (double)(b->pts[i].y + tb.y);
+        blo[0] = x < blo[0] ? x : blo[0]; bhi[0] = x > bhi[0] ? x : bhi[0];
+        blo[1] = y < blo[1] ? y : blo[1]; bhi[1] = y > bhi[1] ? y : bhi[1];
     }
+    for (ka = 0; ka < a->nrings; ka++)
+        for (i = 0; edge_at(a, ka, i, ta, ea); i++) {
+            double lx = (ea[0] < ea[2] ? ea[0] : ea[2]) - tol, hx = (ea[0] < ea[2] ? ea[2] : ea[0]) + tol;
+            double ly = (ea[1] < ea[3] ? ea[1] : ea[3]) - tol, hy = (ea[1] < ea[3] ? ea[3] : ea[1]) + tol;
+            /* away from all of b (the usual case): no edge of b can touch
+             * it, and the test below would skip each one */
+            if (bhi[0] < lx || blo[0] > hx || bhi[1] < ly || blo[1] > hy) continue;
+            for (kb = 0; kb < b->nrings; kb++)
+                for (j = 0; edge_at(b, kb, j, tb, eb); j++) {
+                    /* an edge outside a's box (grown by tol) cannot touch it */
+                    if ((eb[0] < lx && eb[2] < lx) || (eb[0] > hx && eb[2] > hx) ||
+                        (eb[1] < ly && eb[3] < ly) || (eb[1] > hy && eb[3] > hy))
+                        continue;
+                    sum += edge_contact(ea[0], ea[1], ea[2], ea[3], eb[0], eb[1], eb[2], eb[3], tol);
+                }
+        }
     return sum;
 }
 
 double un_contact_walls(const un_rings *a, un_pt ta, un_pt lo, un_pt hi, double reach)
 {
-    double sum = 0;
-    int32_t k, i, n;
-    for (k = 0; k < a->nrings; k++) {
-        const un_pt *pa = ring_of(a, k, &n);
-        for (i = 0; i < n; i++) {
-            un_pt p = pa[i], q = pa[(i + 1) % n];
-            double x0 = (double)(p.x + ta.x), y0 = (double)(p.y + ta.y);
-            double x1 = (double)(q.x + ta.x), y1 = (double)(q.y + ta.y);
+    double sum = 0, e[4];
+    int32_t k, i;
+    for (k = 0; k < a->nrings; k++)
+        for (i = 0; edge_at(a, k, i, ta, e); i++) {
             /* an edge within reach of a wall (or beyond it) lies along it
              * for the length of its extent parallel to that wall */
-            if (x0 <= (double)lo.x + reach && x1 <= (double)lo.x + reach) sum += fabs(y1 - y0);
-            if (x0 >= (double)hi.x - reach && x1 >= (double)hi.x - reach) sum += fabs(y1 - y0);
-            if (y0 <= (double)lo.y + reach && y1 <= (double)lo.y + reach) sum += fabs(x1 - x0);
-            if (y0 >= (double)hi.y - reach && y1 >= (double)hi.y - reach) sum += fabs(x1 - x0);
+            if (e[0] <= (double)lo.x + reach && e[2] <= (double)lo.x + reach) sum += fabs(e[3] - e[1]);
+            if (e[0] >= (double)hi.x - reach && e[2] >= (double)hi.x - reach) sum += fabs(e[3] - e[1]);
+            if (e[1] <= (double)lo.y + reach && e[3] <= (double)lo.y + reach) sum += fabs(e[2] - e[0]);
+            if (e[1] >= (double)hi.y - reach && e[3] >= (double)hi.y - reach) sum += fabs(e[2] - e[0]);
         }
-    }
     return sum;
 }

@@ -238,9 +238,10 @@ static un_status contact_score(un_engine *E, int32_t p, const int32_t *cand, int
 
 /* The contact placement: of every vertex of every collision-free region,
  * the one where island k touches the most (ties: the leftmost, then the
- * lowest).  The regions are those of the last un_regions_build. */
+ * lowest); *found = 0 when there is none.  The regions are those of the
+ * last un_regions_build. */
 static un_status contact_point(un_engine *E, int32_t p, const int32_t *cand, int32_t nc, int32_t k,
-                               int32_t o, int32_t level, int32_t bin, un_pt *best)
+                               int32_t o, int32_t level, int32_t bin, un_pt *best, int *found)
 {
     int32_t j, v, nv, i, nt = 0;
     double m[4], top = -1, score;
@@ -269,12 +270,15 @@ static un_status contact_point(un_engine *E, int32_t p, const int32_t *cand, int
     infl_box(E, k, o, level, &klo, &khi);
     for (i = 0; i < nt; i++) {
         un_pt t = E->spots[i];
+        /* many vertices against detailed neighbours take a while */
+        if (E->cancel && *E->cancel) return UN_ECANCELLED;
         if ((s = contact_score(E, p, cand, nc, bin, &E->self, klo, khi, t, &score)) != UN_OK) return s;
         if (score > top || (score == top && (t.x < best->x || (t.x == best->x && t.y < best->y)))) {
             top = score;
             *best = t;
         }
     }
+    *found = top >= 0;
     return UN_OK;
 }
 
@@ -296,11 +300,7 @@ static un_status try_place(un_engine *E, int32_t p, const int32_t *cand, int32_t
     if (s == UN_OK) s = un_regions_build(E->arr, &E->reg);
     un_nfpcache_release(E->cache);
     if (s != UN_OK || (m = E->reg.nregions) == 0) return s;
-    if (E->contact) {
-        s = contact_point(E, p, cand, nc, k, o, level, bin, t);
-        *found = s == UN_OK;
-        return s;
-    }
+    if (E->contact) return contact_point(E, p, cand, nc, k, o, level, bin, t, found);
     j = (int32_t)(f * m);
     if (j >= m) j = m - 1;
     nv = E->reg.rstart[j + 1] - E->reg.rstart[j];

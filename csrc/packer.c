@@ -952,7 +952,8 @@ static un_status start_layout(un_packer *pk, volatile int *cancel)
  *   finds those fits far sooner than one choosing among 360 / step
  *   orientations per island (twice that with mirrors).
  * - The contact search, when the main search has one orientation (rotation
- *   none, the as-given search itself) and at most CONTACT_MAX islands:
+ *   none, the as-given search itself), at most CONTACT_MAX islands and at
+ *   most CONTACT_VERTS vertices in the annealed ones:
  *   every island goes to the vertex of its collision-free regions where it
  *   touches its neighbours and the walls the most (contact.c), and the
  *   annealing moves only the sequence.  Interlocking pieces assemble that
@@ -975,6 +976,7 @@ static un_status start_layout(un_packer *pk, volatile int *cancel)
 #define SIDE_FAR 0.125
 #define SIDE_CACHE_SHARE 0.25
 #define CONTACT_MAX 64
+#define CONTACT_VERTS 2000   /* the puzzles have up to 85, homedecor models up to 264 */
 #define CONTACT_PAIRS 20000.0
 
 /* Work done by a packer and its side search (and the side search's own),
@@ -1006,12 +1008,23 @@ static un_status adopt_side(un_packer *pk, int *improved)
 
 enum { SIDE_NONE, SIDE_AS_GIVEN, SIDE_CONTACT };
 
+/* Vertices of the annealed islands' shapes (their contact scores cost
+ * about the square of the vertices near each candidate point). */
+static int64_t annealed_vertices(const un_engine *E)
+{
+    int64_t n = 0;
+    int32_t i;
+    for (i = 0; i < E->nanneal; i++) n += un_frings_npts(&E->isl[E->seq[i]].shape);
+    return n;
+}
+
 static int side_kind(const un_packer *pk)
 {
     const un_engine *E = &pk->E;
     if (pk->opt.fixed_scale > 0 || pk->opt.box || E->n > BISECT_AT_START || E->contact) return SIDE_NONE;
     if (pk->opt.align) return SIDE_AS_GIVEN;
-    return E->at_vertices && E->n <= CONTACT_MAX ? SIDE_CONTACT : SIDE_NONE;
+    return E->at_vertices && E->n <= CONTACT_MAX && annealed_vertices(E) <= CONTACT_VERTS ? SIDE_CONTACT
+                                                                                         : SIDE_NONE;
 }
 
 /* Start the side search.  The as-given search starts with the main one

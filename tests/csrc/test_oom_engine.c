@@ -242,7 +242,7 @@ int main(void)
 {
     const int32_t group[4] = {0, 1, 0, -1};
     un_frings fit[2], fixed[4], locked[1], box[3], corners[4];
-    un_pack_options fit_o = pack_options(4, 1 << 22), fixed_o = fit_o, filled_o, box_o = fit_o, wide_o = fit_o;
+    un_pack_options fit_o = pack_options(4, 1 << 22), fixed_o = fit_o, filled_o, box_o = fit_o, wide_o = fit_o, contact_o;
     int32_t i;
     int rc;
     for (i = 0; i < 4; i++) un_frings_init(fixed + i);
@@ -278,6 +278,10 @@ int main(void)
     wide_o.padding = 0;
     wide_o.nangles = 1;
     wide_o.align = 0;
+    /* one orientation at margin 0: the contact search starts on the first
+     * move and runs interleaved with the main one */
+    contact_o = wide_o;
+    contact_o.margin = 0;
     {
         /* options, islands, groups, locked islands, moves, what is armed */
         const pack_case fit_start = {&fit_o, fit, 2, NULL, NULL, 0, 0, ARM_ALL};
@@ -286,6 +290,7 @@ int main(void)
         const pack_case fixed_filled = {&filled_o, fixed, 4, group, locked, 1, 20, ARM_ALL};
         const pack_case box_all = {&box_o, box, 3, NULL, NULL, 0, 5, ARM_ALL};
         const pack_case wide_start = {&wide_o, corners, 4, NULL, NULL, 0, 5, ARM_ALL};
+        const pack_case contact_moves = {&contact_o, fit, 2, NULL, NULL, 0, 40, ARM_RUN};
         const oom_scenario all[] = {{"pack fit: start again after a failed start", run_fit_restart, fit},
                                     {"pack fit: start", run_pack, &fit_start},
                                     {"pack fit: run", run_pack, &fit_moves},
@@ -293,6 +298,7 @@ int main(void)
                                     {"pack fixed: filled tile by tile", run_pack, &fixed_filled},
                                     {"pack box", run_pack, &box_all},
                                     {"pack fit: rescue annealing at the start", run_pack, &wide_start},
+                                    {"pack fit: the contact search", run_pack, &contact_moves},
                                     {"pow2", run_pow2, NULL},
                                     {"skyline", run_skyline, NULL},
                                     {"components", run_components, NULL},
