@@ -1031,14 +1031,13 @@ static int side_kind(const un_packer *pk)
  * (its first layout may be the better first layout); the contact search,
  * whose placements cost more, on the first move, so that it never delays
  * the first layout. */
-static un_status start_side(un_packer *pk, volatile int *cancel)
+static un_status start_side(un_packer *pk, volatile int *cancel, int *improved)
 {
     const un_engine *E = &pk->E;
     const double as_given = 0;
     un_pack_options o = pk->opt;
     un_packer *sub;
     int32_t k, kind = side_kind(pk);
-    int improved = 0;
     un_status s;
     pk->side_started = 1;
     if (kind == SIDE_NONE) return UN_OK;
@@ -1066,7 +1065,7 @@ static un_status start_side(un_packer *pk, volatile int *cancel)
     }
     un_nfpcache_set_budget(pk->E.cache, (size_t)((1 - SIDE_CACHE_SHARE) * pk->opt.cache_bytes));
     pk->side = sub;
-    return adopt_side(pk, &improved);
+    return adopt_side(pk, improved);
 }
 
 /* One move of the side search. */
@@ -1080,6 +1079,7 @@ static un_status side_move(un_packer *pk, volatile int *cancel, int *improved)
 un_status un_packer_start(un_packer *pk, volatile int *cancel)
 {
     un_status s;
+    int improved = 0;   /* the as-given layout, when better, is the first one */
     /* one attempt per packer: starting again after a success does nothing;
      * a failed start (no memory, cancelled, no fit) leaves it unusable, with
      * no layout, rather than half prepared */
@@ -1088,7 +1088,7 @@ un_status un_packer_start(un_packer *pk, volatile int *cancel)
     pk->started = 1;
     s = start_layout(pk, cancel);
     /* the contact search starts on the first move (see start_side) */
-    if (s == UN_OK && side_kind(pk) != SIDE_CONTACT) s = start_side(pk, cancel);
+    if (s == UN_OK && side_kind(pk) != SIDE_CONTACT) s = start_side(pk, cancel, &improved);
     if (s != UN_OK) pk->have_best = 0;
     return s;
 }
@@ -1158,7 +1158,7 @@ un_status un_packer_run(un_packer *pk, int64_t moves, volatile int *cancel, int 
         int complete = 0;
         if (cancel && *cancel) return UN_ECANCELLED;
         pk->st.moves++;
-        if (!pk->side_started) { s = start_side(pk, cancel); continue; }
+        if (!pk->side_started) { s = start_side(pk, cancel, improved); continue; }
         if (side_turn(pk)) { s = side_move(pk, cancel, improved); continue; }
         if (pk->bisecting) { s = bisect_step(pk, improved); continue; }
         if (pk->redecode) { s = try_scale(pk, pk->E.L, 0); continue; }
