@@ -327,10 +327,12 @@ class Packer:
             every island as given (unturned) runs alongside and wins when
             it packs tighter: pieces cut to fit, or islands an artist
             straightened, keep their orientation.  With one orientation
-            (``'none'`` without flips, and that as-given search) and up to
-            64 islands, a contact search runs alongside: each island goes
-            where it touches its neighbours and the border the most, which
-            assembles interlocking pieces.
+            (``'none'`` without flips, and that as-given search) or the
+            quarter turns (``'90'``) and up to 64 islands, a contact search
+            runs alongside: each island goes where it touches its
+            neighbours and the border the most, which assembles
+            interlocking pieces; with ``'90'`` it also picks the quarter
+            turn that touches the most.
         flip: allow mirroring (default False).
         shape: ``'concave'`` (default), ``'convex'`` or ``'box'`` (bounding
             rectangles, skyline bottom-left: the fastest).

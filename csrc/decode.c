@@ -238,13 +238,13 @@ static un_status contact_score(un_engine *E, int32_t p, const int32_t *cand, int
 
 /* The contact placement: of every vertex of every collision-free region,
  * the one where island k touches the most (ties: the leftmost, then the
- * lowest); *found = 0 when there is none.  The regions are those of the
- * last un_regions_build. */
+ * lowest), and its contact score *top; *found = 0 when there is none.  The
+ * regions are those of the last un_regions_build. */
 static un_status contact_point(un_engine *E, int32_t p, const int32_t *cand, int32_t nc, int32_t k,
-                               int32_t o, int32_t level, int32_t bin, un_pt *best, int *found)
+                               int32_t o, int32_t level, int32_t bin, un_pt *best, double *top, int *found)
 {
     int32_t j, v, nv, i, nt = 0;
-    double m[4], top = -1, score;
+    double m[4], score;
     un_pt klo, khi, zero = {0, 0};
     un_status s;
     /* the vertices first: inflating an island below reuses the workspace
@@ -268,30 +268,32 @@ static un_status contact_point(un_engine *E, int32_t p, const int32_t *cand, int
     un_orient_matrix(&E->os, E->isl + k, o, m);
     if ((s = un_rings_transform(&E->isl[k].infl[level], m, zero, &E->self)) != UN_OK) return s;
     infl_box(E, k, o, level, &klo, &khi);
+    *top = -1;
     for (i = 0; i < nt; i++) {
         un_pt t = E->spots[i];
         /* many vertices against detailed neighbours take a while */
         if (E->cancel && *E->cancel) return UN_ECANCELLED;
         if ((s = contact_score(E, p, cand, nc, bin, &E->self, klo, khi, t, &score)) != UN_OK) return s;
-        if (score > top || (score == top && (t.x < best->x || (t.x == best->x && t.y < best->y)))) {
-            top = score;
+        if (score > *top || (score == *top && (t.x < best->x || (t.x == best->x && t.y < best->y)))) {
+            *top = score;
             *best = t;
         }
     }
-    *found = top >= 0;
+    *found = *top >= 0;
     return UN_OK;
 }
 
 /* Try to place island k at (o, level) with (r, f) in translation-space box
  * wlo..whi (the inner-fit rectangle, or a window of it).  On success *t is
  * the point and *found = 1.  In the contact search (E->contact) the point
- * is the contact placement instead, whatever r and f are. */
+ * is the contact placement instead, whatever r and f are, and *contact
+ * (unless NULL) receives its contact score. */
 static un_status try_place(un_engine *E, int32_t p, const int32_t *cand, int32_t nc, int32_t k,
                            int32_t o, int32_t level, int32_t bin, un_pt wlo, un_pt whi, double r, double f,
-                           un_pt *t, int *found)
+                           un_pt *t, double *contact, int *found)
 {
     int32_t nobs, m, j, nv;
-    double pt[2];
+    double pt[2], score;
     un_status s;
     *found = 0;
     E->work++;
@@ -300,7 +302,7 @@ static un_status try_place(un_engine *E, int32_t p, const int32_t *cand, int32_t
     if (s == UN_OK) s = un_regions_build(E->arr, &E->reg);
     un_nfpcache_release(E->cache);
     if (s != UN_OK || (m = E->reg.nregions) == 0) return s;
-    if (E->contact) return contact_point(E, p, cand, nc, k, o, level, bin, t, found);
+    if (E->contact) return contact_point(E, p, cand, nc, k, o, level, bin, t, contact ? contact : &score, found);
     j = (int32_t)(f * m);
     if (j >= m) j = m - 1;
     nv = E->reg.rstart[j + 1] - E->reg.rstart[j];
@@ -400,7 +402,7 @@ static un_status first_fit(un_engine *E, filler *F, int32_t p, int32_t k, int32_
             if ((s = fill_bin(E, F, p, k, o, bin, found)) != UN_OK || *found) return s;
             continue;
         }
-        if ((s = try_place(E, p, NULL, 0, k, o, 0, bin, wlo, whi, r, f, &t, found)) != UN_OK) return s;
+        if ((s = try_place(E, p, NULL, 0, k, o, 0, bin, wlo, whi, r, f, &t, NULL, found)) != UN_OK) return s;
         if (*found) { record(E, p, k, o, 0, bin, t); return UN_OK; }
     }
     return UN_OK;
@@ -429,6 +431,29 @@ static un_status place_in_bins(un_engine *E, filler *F, int32_t p, int32_t k, in
     return UN_OK;
 }
 
+/* The contact search at full size: island k at its contact placement in
+ * every orientation the engine has (one, or with rotation 90 the quarter
+ * turns of the input), and the one that touches the most wins (ties: the
+ * first, the island as given).  A jigsaw piece turned a quarter from where
+ * it belongs touches its neighbours at a corner at most; as it belongs,
+ * along whole edges. */
+static un_status place_by_contact(un_engine *E, int32_t p, int32_t k, int *found)
+{
+    int32_t no = E->os.nangles * E->os.flips, o, best = -1;
+    double top = -1, score;
+    un_pt wlo, whi, t, tbest = {0, 0};
+    int in;
+    un_status s;
+    for (o = 0; o < no; o++) {
+        if (!ifp(E, k, o, 0, &wlo, &whi)) continue;
+        if ((s = try_place(E, p, NULL, 0, k, o, 0, 0, wlo, whi, 0, 0, &t, &score, &in)) != UN_OK) return s;
+        if (in && score > top) { top = score; best = o; tbest = t; }
+    }
+    *found = best >= 0;
+    if (*found) record(E, p, k, best, 0, 0, tbest);
+    return UN_OK;
+}
+
 /* An annealed position: its own (theta, r, f), shrunk if it does not fit. */
 static un_status place_annealed(un_engine *E, int32_t p)
 {
@@ -439,8 +464,10 @@ static un_status place_annealed(un_engine *E, int32_t p)
     un_status s;
     E->pl[p].placed = 0;
     if (E->nbins_max > 0) return place_in_bins(E, NULL, p, k, o, r, f);
-    if (ifp(E, k, o, 0, &wlo, &whi)) {
-        if ((s = try_place(E, p, NULL, 0, k, o, 0, 0, wlo, whi, r, f, &t, &found)) != UN_OK) return s;
+    if (E->contact) {
+        if ((s = place_by_contact(E, p, k, &found)) != UN_OK || found) return s;
+    } else if (ifp(E, k, o, 0, &wlo, &whi)) {
+        if ((s = try_place(E, p, NULL, 0, k, o, 0, 0, wlo, whi, r, f, &t, NULL, &found)) != UN_OK) return s;
         if (found) { record(E, p, k, o, 0, 0, t); return UN_OK; }
     }
     /* largest shrink factor (smallest level) that fits */
@@ -448,7 +475,7 @@ static un_status place_annealed(un_engine *E, int32_t p)
         int32_t mid = (lo + hi) / 2;
         found = 0;
         if (ifp(E, k, o, mid, &wlo, &whi) &&
-            (s = try_place(E, p, NULL, 0, k, o, mid, 0, wlo, whi, r, f, &t, &found)) != UN_OK)
+            (s = try_place(E, p, NULL, 0, k, o, mid, 0, wlo, whi, r, f, &t, NULL, &found)) != UN_OK)
             return s;
         if (found) { best = mid; tbest = t; hi = mid - 1; }
         else lo = mid + 1;
@@ -641,7 +668,7 @@ static un_status fill_bin(un_engine *E, filler *F, int32_t p, int32_t k, int32_t
             qlo.x = wlo.x + klo.x; qlo.y = wlo.y + klo.y;
             qhi.x = whi.x + khi.x; qhi.y = whi.y + khi.y;
             if ((s = index_query(&b->ci, E, qlo, qhi, &nc)) != UN_OK) return s;
-            if ((s = try_place(E, p, b->ci.cand, nc, k, o, 0, bin, wlo, whi, 0, 0, &t, &in)) != UN_OK) return s;
+            if ((s = try_place(E, p, b->ci.cand, nc, k, o, 0, bin, wlo, whi, 0, 0, &t, NULL, &in)) != UN_OK) return s;
             if (!in) {
                 /* only a failure over the whole window says it is full */
                 if (!have) {

@@ -242,7 +242,8 @@ int main(void)
 {
     const int32_t group[4] = {0, 1, 0, -1};
     un_frings fit[2], fixed[4], locked[1], box[3], corners[4];
-    un_pack_options fit_o = pack_options(4, 1 << 22), fixed_o = fit_o, filled_o, box_o = fit_o, wide_o = fit_o, contact_o;
+    un_pack_options fit_o = pack_options(4, 1 << 22), fixed_o = fit_o, filled_o, box_o = fit_o, wide_o = fit_o, contact_o,
+                    turns_o = fit_o;
     int32_t i;
     int rc;
     for (i = 0; i < 4; i++) un_frings_init(fixed + i);
@@ -282,6 +283,10 @@ int main(void)
      * move and runs interleaved with the main one */
     contact_o = wide_o;
     contact_o.margin = 0;
+    /* the quarter turns as given (rotation 90): the contact search tries
+     * each island at every quarter turn */
+    turns_o.align = 0;
+    turns_o.margin = 0;
     {
         /* options, islands, groups, locked islands, moves, what is armed */
         const pack_case fit_start = {&fit_o, fit, 2, NULL, NULL, 0, 0, ARM_ALL};
@@ -291,6 +296,7 @@ int main(void)
         const pack_case box_all = {&box_o, box, 3, NULL, NULL, 0, 5, ARM_ALL};
         const pack_case wide_start = {&wide_o, corners, 4, NULL, NULL, 0, 5, ARM_ALL};
         const pack_case contact_moves = {&contact_o, fit, 2, NULL, NULL, 0, 40, ARM_RUN};
+        const pack_case turns_moves = {&turns_o, fit, 2, NULL, NULL, 0, 40, ARM_RUN};
         const oom_scenario all[] = {{"pack fit: start again after a failed start", run_fit_restart, fit},
                                     {"pack fit: start", run_pack, &fit_start},
                                     {"pack fit: run", run_pack, &fit_moves},
@@ -299,6 +305,7 @@ int main(void)
                                     {"pack box", run_pack, &box_all},
                                     {"pack fit: rescue annealing at the start", run_pack, &wide_start},
                                     {"pack fit: the contact search", run_pack, &contact_moves},
+                                    {"pack fit: the contact search over quarter turns", run_pack, &turns_moves},
                                     {"pow2", run_pow2, NULL},
                                     {"skyline", run_skyline, NULL},
                                     {"components", run_components, NULL},
