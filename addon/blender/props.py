@@ -36,7 +36,7 @@ class PackOptions:
         description="Which rotations the islands may take",
         items=(
             ("NONE", "None", "Islands keep their orientation"),
-            ("CARDINAL", "90\u00b0", "Islands turn by multiples of 90 degrees"),
+            ("CARDINAL", "90\u00b0", "Islands turn by multiples of 90 degrees (the choice for straightened islands)"),
             ("ANY", "Any", "Islands turn by multiples of the rotation step, or stay as they are"),
         ),
         default="ANY",
