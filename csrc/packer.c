@@ -75,8 +75,6 @@ struct un_packer {
     un_pack_stats   st;
     un_packer      *side;         /* the side search (see below), or NULL */
     int32_t         side_started; /* start_side ran (whether or not it made one) */
-    int32_t         quarter_turns; /* the rotations are the quarter turns (rotation 90):
-                                    * its contact search chooses among them */
 };
 
 static un_status grow_islands(un_packer *pk)
@@ -97,7 +95,8 @@ static un_status copy_frings(un_frings *dst, const un_frings *src)
     return s;
 }
 
-/* Are the rotations the four quarter turns of the input (rotation 90)? */
+/* Are the rotations the four quarter turns of the input (rotation 90)?
+ * Then the contact search chooses among them. */
 static int is_quarter_turns(const un_pack_options *o)
 {
     int32_t i;
@@ -143,7 +142,6 @@ un_status un_packer_new(const un_pack_options *opt, un_packer **out)
      * orientations to choose r stays continuous (vertices did worse on
      * puzzles there). */
     pk->E.at_vertices = opt->nangles * pk->E.os.flips == 1;
-    pk->quarter_turns = is_quarter_turns(opt);
     pk->E.tw = opt->target[2] - opt->target[0];
     pk->E.th = opt->target[3] - opt->target[1];
     pk->E.margin = opt->margin;
@@ -1042,7 +1040,7 @@ static int side_kind(const un_packer *pk)
     const un_engine *E = &pk->E;
     if (pk->opt.fixed_scale > 0 || pk->opt.box || E->n > BISECT_AT_START || E->contact) return SIDE_NONE;
     if (pk->opt.align) return SIDE_AS_GIVEN;
-    return (E->at_vertices || pk->quarter_turns) && E->n <= CONTACT_MAX && annealed_vertices(E) <= CONTACT_VERTS
+    return (E->at_vertices || is_quarter_turns(&pk->opt)) && E->n <= CONTACT_MAX && annealed_vertices(E) <= CONTACT_VERTS
                ? SIDE_CONTACT
                : SIDE_NONE;
 }
