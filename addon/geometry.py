@@ -18,7 +18,7 @@ segment and back (``[[x0, y0], [x1, y1]]``) or as a single point.
 """
 from __future__ import annotations
 
-from typing import List, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -29,7 +29,10 @@ Ring = np.ndarray
 Rings = List[np.ndarray]
 Region = List[np.ndarray]
 
-__all__ = ["outline", "simplify", "convex_hull", "nfp", "ifp", "cfr", "cfr_from_nfps", "point_at", "overlaps"]
+__all__ = ["outline", "simplify", "convex_hull", "nfp", "ifp", "cfr", "cfr_from_nfps", "point_at", "overlaps",
+           "Workspace"]
+
+Workspace = _core.Workspace  # reusable scratch memory (its docstring: csrc/binding.c)
 
 
 def _number(value, name: str) -> float:
@@ -85,7 +88,7 @@ def convex_hull(rings: Sequence) -> Rings:
     return _core.hull(rings)
 
 
-def nfp(a: Sequence, b: Sequence) -> Rings:
+def nfp(a: Sequence, b: Sequence, *, workspace: Optional[Workspace] = None) -> Rings:
     """No-fit polygon of ``b`` around ``a``.
 
     The translations ``t`` at which the interiors of ``a`` and ``b + t``
@@ -93,20 +96,21 @@ def nfp(a: Sequence, b: Sequence) -> Rings:
     of ``a``; positions where they touch lie on its boundary and are feasible
     (zero-width slots are returned as rings that run there and back).
     """
-    return _core.nfp(a, b)
+    return _core.nfp(a, b, workspace)
 
 
-def ifp(container: Sequence, piece: Sequence) -> List[Region]:
+def ifp(container: Sequence, piece: Sequence, *, workspace: Optional[Workspace] = None) -> List[Region]:
     """Inner-fit region: translations placing ``piece`` inside ``container``.
 
     ``container`` is any polygon; an axis-aligned rectangle is the fast case.
     Returns a list of regions (each a list of rings, outer first); empty when
     the piece does not fit.
     """
-    return _core.ifp(container, piece)
+    return _core.ifp(container, piece, workspace)
 
 
-def cfr(container: Sequence, placed: Sequence[Sequence], piece: Sequence, margin: float = 0.0) -> List[Region]:
+def cfr(container: Sequence, placed: Sequence[Sequence], piece: Sequence, margin: float = 0.0, *,
+        workspace: Optional[Workspace] = None) -> List[Region]:
     """Collision-free regions: the inner-fit region minus the no-fit polygons.
 
     ``placed`` is a list of polygons (lists of rings) already at their
@@ -115,10 +119,11 @@ def cfr(container: Sequence, placed: Sequence[Sequence], piece: Sequence, margin
     of the margin smaller than exact).  Regions are sorted by their leftmost
     point and each ring starts at its own leftmost point.
     """
-    return _core.cfr(container, _polygons(placed, "placed"), piece, _number(margin, "margin"))
+    return _core.cfr(container, _polygons(placed, "placed"), piece, _number(margin, "margin"), workspace)
 
 
-def cfr_from_nfps(container: Sequence, nfps: Sequence[Sequence], piece: Sequence) -> List[Region]:
+def cfr_from_nfps(container: Sequence, nfps: Sequence[Sequence], piece: Sequence, *,
+                  workspace: Optional[Workspace] = None) -> List[Region]:
     """Collision-free regions from no-fit polygons computed before.
 
     ``nfps`` holds, for each placed island, ``nfp(island, piece)`` computed
@@ -127,9 +132,10 @@ def cfr_from_nfps(container: Sequence, nfps: Sequence[Sequence], piece: Sequence
     The result is that of ``cfr(container, placed, piece)`` with margin 0:
     the inner-fit region minus the union of ``nfps``.  This is how the
     packing engine works, with every no-fit polygon taken from its cache;
-    a script that places many pieces among the same islands can do the same.
+    a script that places many pieces among the same islands can do the same,
+    passing one :class:`Workspace` to every call as the engine keeps one.
     """
-    return _core.cfr_from_nfps(container, _polygons(nfps, "nfps"), piece)
+    return _core.cfr_from_nfps(container, _polygons(nfps, "nfps"), piece, workspace)
 
 
 def point_at(region: Sequence, r: float) -> Tuple[float, float]:

@@ -65,6 +65,10 @@ typedef struct {
     int32_t node;
 } inc;
 
+typedef struct {
+    int64_t np, nq, d;     /* a crossing: t = np/d on piece p, nq/d on q */
+} hit;
+
 struct un_arr {
     cseg    *cs;    int32_t cap_cs;
     int32_t *ord;   int32_t cap_ord;
@@ -77,6 +81,7 @@ struct un_arr {
     int32_t *cellit;  int32_t cap_cellit;
     int32_t *pairc;   int32_t cap_pairc;   /* (cell, seg) pairs, flattened */
     int64_t *cand;    int32_t cap_cand;
+    hit     *hits;    int32_t cap_hits;    /* per candidate that meets */
     int32_t gx, gy;
     int64_t x0, y0, cx, cy;
     /* incidences */
@@ -122,16 +127,16 @@ struct un_arr {
 /* Below this many pieces, candidate pairs come from a plain double loop. */
 #define SMALL_INPUT 64
 
-un_arr *un_arr_new(void)
+un_workspace *un_workspace_new(void)
 {
     return (un_arr *)calloc(1, sizeof(un_arr));
 }
 
-void un_arr_free(un_arr *w)
+void un_workspace_free(un_workspace *w)
 {
     if (!w) return;
     free(w->cs); free(w->ord); free(w->tmp); free(w->lv); free(w->act); free(w->ms);
-    free(w->cellcnt); free(w->cellit); free(w->pairc); free(w->cand);
+    free(w->cellcnt); free(w->cellit); free(w->pairc); free(w->cand); free(w->hits);
     free(w->in); free(w->inst); free(w->uf);
     free(w->vid); free(w->vxy); free(w->vpt); free(w->vint); free(w->vinc); free(w->vseg);
     free(w->eu); free(w->eseg); free(w->einc); free(w->vst); free(w->vout); free(w->hpos);
@@ -534,13 +539,16 @@ static un_status build_vertices(un_arr *w, int32_t ncand)
     /* events: count per piece first */
     UN_TRY(UN_RESERVE(w->inst, w->cap_inst, (int64_t)n + 1));
     for (i = 0; i <= n; i++) w->inst[i] = 0;
+    /* the candidates that meet are kept (in order) in cand[0, nev), their
+     * parameters in hits[0, nev) */
+    UN_TRY(UN_RESERVE(w->hits, w->cap_hits, ncand));
     for (k = 0; k < ncand; k++) {
         int32_t p = (int32_t)(w->cand[k] >> 32), q = (int32_t)(w->cand[k] & 0xffffffff);
-        int64_t np, nq, d;
-        if (!intersect(w->ms + p, w->ms + q, &np, &nq, &d)) { w->cand[k] = -1; continue; }
+        hit *x = w->hits + nev;
+        if (!intersect(w->ms + p, w->ms + q, &x->np, &x->nq, &x->d)) continue;
+        w->cand[nev++] = w->cand[k];
         w->inst[p + 1]++;
         w->inst[q + 1]++;
-        nev++;
     }
     for (i = 0; i < n; i++) w->inst[i + 1] += w->inst[i] + 2;  /* + both endpoints */
     nodes = 2 * n + 2 * nev;
@@ -559,15 +567,11 @@ static un_status build_vertices(un_arr *w, int32_t ncand)
             a[1].n = 1; a[1].d = 1; a[1].node = 2 * i + 1;
             cur[i] = w->inst[i] + 2;
         }
-        for (k = 0; k < ncand; k++) {
-            int32_t p, q;
-            int64_t np, nq, d;
-            if (w->cand[k] < 0) continue;
-            p = (int32_t)(w->cand[k] >> 32);
-            q = (int32_t)(w->cand[k] & 0xffffffff);
-            intersect(w->ms + p, w->ms + q, &np, &nq, &d);
-            w->in[cur[p]].n = np; w->in[cur[p]].d = d; w->in[cur[p]].node = 2 * n + 2 * e;
-            w->in[cur[q]].n = nq; w->in[cur[q]].d = d; w->in[cur[q]].node = 2 * n + 2 * e + 1;
+        for (k = 0; k < nev; k++) {
+            int32_t p = (int32_t)(w->cand[k] >> 32), q = (int32_t)(w->cand[k] & 0xffffffff);
+            const hit *x = w->hits + k;
+            w->in[cur[p]].n = x->np; w->in[cur[p]].d = x->d; w->in[cur[p]].node = 2 * n + 2 * e;
+            w->in[cur[q]].n = x->nq; w->in[cur[q]].d = x->d; w->in[cur[q]].node = 2 * n + 2 * e + 1;
             cur[p]++; cur[q]++;
             uf_union(w->uf, 2 * n + 2 * e, 2 * n + 2 * e + 1);
             e++;
@@ -809,14 +813,18 @@ static un_status propagate(un_arr *w)
         w->queue[nq++] = seed;
         while (qh < nq) {
             int32_t u = w->queue[qh++];
-            int32_t a = w->vst[u], deg = w->vst[u + 1] - a, p0 = w->hpos[w->anchor[u]], k;
+            int32_t a = w->vst[u], deg = w->vst[u + 1] - a, p0 = w->hpos[w->anchor[u]], k, j = p0;
+            /* counter-clockwise from the anchor: j runs p0 + 1 .. p0 + deg - 1
+             * (cyclic, without a division per step) */
             for (k = 1; k < deg; k++) {
-                int32_t prev = w->vout[a + (p0 + k - 1) % deg], h = w->vout[a + (p0 + k) % deg];
+                int32_t prev = w->vout[a + j], h;
+                if (++j == deg) j = 0;
+                h = w->vout[a + j];
                 w->wsl[h] = w->wsl[prev] + jump_s(w, h);
                 w->wcl[h] = w->wcl[prev] + jump_c(w, h);
             }
             {   /* closing the circle must give back the anchor's value */
-                int32_t last = w->vout[a + (p0 + deg - 1) % deg], h = w->anchor[u];
+                int32_t last = w->vout[a + (p0 == 0 ? deg - 1 : p0 - 1)], h = w->anchor[u];
                 if (w->wsl[last] + jump_s(w, h) != w->wsl[h] ||
                     w->wcl[last] + jump_c(w, h) != w->wcl[h])
                     return UN_EINTERNAL;
@@ -1129,7 +1137,9 @@ static un_status trace(un_arr *w)
              * half-edges, so the first selected one found is either unused
              * or the start of this loop */
             for (k = 1; k <= deg; k++) {
-                int32_t c = w->vout[a + (p + k) % deg];
+                int32_t c;
+                if (++p == deg) p = 0;
+                c = w->vout[a + p];
                 if (w->sel[c]) { next = c; break; }
             }
             if (next < 0 || (w->sel[next] == 2 && next != h0) || ++steps > budget)

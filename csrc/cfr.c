@@ -711,12 +711,13 @@ static un_status geom_fit(un_grid *g, const un_frings *const *sets, int32_t nset
     return un_grid_fit(g, lo[0], lo[1], hi[0], hi[1], extra);
 }
 
-un_status un_geom_ifp(const un_frings *container, const un_frings *piece, un_fregions *out)
+un_status un_geom_ifp(const un_frings *container, const un_frings *piece, un_fregions *out,
+                      un_workspace *ws)
 {
     const un_frings *sets[2];
     un_grid g;
     un_rings c, p, ifp;
-    un_arr *w = un_arr_new();
+    un_arr *w = ws ? ws : un_workspace_new();
     un_seg *segs = NULL;
     int32_t cap = 0;
     un_pt lo, hi;
@@ -734,7 +735,7 @@ un_status un_geom_ifp(const un_frings *container, const un_frings *piece, un_fre
     s = regions_out(w, &g, out);
 done:
     free(segs);
-    un_arr_free(w);
+    if (!ws) un_workspace_free(w);
     un_rings_free(&c); un_rings_free(&p); un_rings_free(&ifp);
     if (s != UN_OK) un_fregions_free(out);
     return s;
@@ -745,7 +746,8 @@ done:
  * to where their islands sit); otherwise they are the placed islands, and
  * their no-fit polygons (grown by margin) are computed here. */
 static un_status geom_cfr(const un_frings *container, const un_frings *polys, int32_t nplaced,
-                          const un_frings *piece, double margin, int nfps_given, un_fregions *out)
+                          const un_frings *piece, double margin, int nfps_given, un_fregions *out,
+                          un_workspace *ws)
 {
     un_grid g;
     un_rings c, p, ifp, pl, disk, infl, *nfps = NULL;
@@ -753,7 +755,7 @@ static un_status geom_cfr(const un_frings *container, const un_frings *polys, in
     un_core *cores = NULL;
     double *scratch = NULL;
     int32_t cap_scratch = 0;
-    un_arr *w = un_arr_new();
+    un_arr *w = ws ? ws : un_workspace_new();
     un_seg *segs = NULL;
     int32_t cap = 0, i, nd;
     un_pt lo, hi, dpts[UN_DISK_MAX_SIDES];
@@ -813,7 +815,7 @@ static un_status geom_cfr(const un_frings *container, const un_frings *polys, in
 done:
     for (i = 0; nfps && i < nplaced; i++) un_rings_free(nfps + i);
     free(nfps); free(obs); free(cores); free(scratch); free(sets); free(segs);
-    un_arr_free(w);
+    if (!ws) un_workspace_free(w);
     un_rings_free(&c); un_rings_free(&p); un_rings_free(&ifp);
     un_rings_free(&pl); un_rings_free(&disk); un_rings_free(&infl);
     if (s != UN_OK) un_fregions_free(out);
@@ -821,15 +823,15 @@ done:
 }
 
 un_status un_geom_cfr(const un_frings *container, const un_frings *placed, int32_t nplaced,
-                      const un_frings *piece, double margin, un_fregions *out)
+                      const un_frings *piece, double margin, un_fregions *out, un_workspace *ws)
 {
-    return geom_cfr(container, placed, nplaced, piece, margin, 0, out);
+    return geom_cfr(container, placed, nplaced, piece, margin, 0, out, ws);
 }
 
 un_status un_geom_cfr_nfps(const un_frings *container, const un_frings *nfps, int32_t n,
-                           const un_frings *piece, un_fregions *out)
+                           const un_frings *piece, un_fregions *out, un_workspace *ws)
 {
-    return geom_cfr(container, nfps, n, piece, 0, 1, out);
+    return geom_cfr(container, nfps, n, piece, 0, 1, out, ws);
 }
 
 un_status un_region_point_at(const un_fregions *regions, int32_t k, double r, double out[2])

@@ -113,6 +113,17 @@ static double linf_dist(double cx, double cy, un_pt a, un_pt b)
     return best;
 }
 
+/* L-infinity distance from (cx, cy) to the bounding box of segment ab (0
+ * inside it): a lower bound of linf_dist. */
+static double box_linf(double cx, double cy, un_pt a, un_pt b)
+{
+    double x0 = (double)(a.x < b.x ? a.x : b.x), x1 = (double)(a.x < b.x ? b.x : a.x);
+    double y0 = (double)(a.y < b.y ? a.y : b.y), y1 = (double)(a.y < b.y ? b.y : a.y);
+    double dx = cx < x0 ? x0 - cx : cx > x1 ? cx - x1 : 0;
+    double dy = cy < y0 ? y0 - cy : cy > y1 ? cy - y1 : 0;
+    return dx > dy ? dx : dy;
+}
+
 /* Push side `dir` of box b (0: right, 1: top, 2: left, 3: bottom; b is
  * x0, y0, x1, y1) out to CORE_CLEARANCE short of the nearest edge of the
  * rings that lies in the box's slab on that side. */
@@ -219,6 +230,9 @@ un_status un_core_find(const un_rings *r, int32_t r0, int32_t r1, un_pt lo, un_p
             un_pt a, c;
             double d;
             RING_EDGE(r, k, i, a, c);
+            /* the distance to the edge is at least that to its box: skip
+             * edges whose box is no nearer than the nearest edge so far */
+            if (box_linf(cx, cy, a, c) >= half) continue;
             d = linf_dist(cx, cy, a, c);
             if (d < half) half = d;
         }

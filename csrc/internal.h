@@ -163,7 +163,7 @@ typedef struct {
     double  area2;   /* twice the signed area (approximate) */
 } un_loop;
 
-typedef struct un_arr un_arr;   /* reusable workspace, see arrange.c */
+typedef struct un_arr un_arr;   /* the workspace of uvnest.h (un_workspace), see arrange.c */
 
 /* Exact tests at a point p = base + (dx, dy) * n / d (0 <= n/d <= 1,
  * 0 < d < 2^62).
@@ -184,8 +184,6 @@ typedef struct {
     int32_t deep;
 } un_verifier;
 
-un_arr   *un_arr_new(void);
-void      un_arr_free(un_arr *w);
 /* Build the arrangement of segs and trace the boundary selected by sel.
  * verify may be NULL (then degenerate parts that need it are dropped).
  * Results stay valid until the next call on the same workspace. */

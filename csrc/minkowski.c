@@ -385,12 +385,12 @@ done:
     return s;
 }
 
-un_status un_geom_nfp(const un_frings *a, const un_frings *b, un_frings *out)
+un_status un_geom_nfp(const un_frings *a, const un_frings *b, un_frings *out, un_workspace *ws)
 {
     double lo[2] = {HUGE_VAL, HUGE_VAL}, hi[2] = {-HUGE_VAL, -HUGE_VAL};
     un_grid g;
     un_rings ia, ib, res;
-    un_arr *w = NULL;
+    un_arr *w = ws;
     un_status s;
     un_frings_free(out);
     if ((s = un_frings_bbox(a, lo, hi)) != UN_OK) return s;
@@ -401,11 +401,11 @@ un_status un_geom_nfp(const un_frings *a, const un_frings *b, un_frings *out)
     un_rings_init(&res);
     if ((s = un_grid_in(&g, a, &ia)) != UN_OK) goto done;
     if ((s = un_grid_in(&g, b, &ib)) != UN_OK) goto done;
-    if (!(w = un_arr_new())) { s = UN_ENOMEM; goto done; }
+    if (!w && !(w = un_workspace_new())) { s = UN_ENOMEM; goto done; }
     if ((s = un_msum_rings(w, &ia, &ib, UN_MSUM_NFP | UN_MSUM_EXACT, &res)) != UN_OK) goto done;
     s = un_grid_out(&g, &res, out, 0);
 done:
-    un_arr_free(w);
+    if (!ws) un_workspace_free(w);
     un_rings_free(&ia);
     un_rings_free(&ib);
     un_rings_free(&res);

@@ -197,7 +197,7 @@ un_status un_geom_outline(const double *uv, int32_t n, const int32_t *face_start
     if ((s = un_grid_fit(&g, lo[0], lo[1], hi[0], hi[1], 0)) != UN_OK) return s;
     un_rings_init(&res);
     pts = (un_pt *)malloc((size_t)(n > 0 ? n : 1) * sizeof *pts);
-    if (!pts || !(w = un_arr_new())) { s = UN_ENOMEM; goto done; }
+    if (!pts || !(w = un_workspace_new())) { s = UN_ENOMEM; goto done; }
     for (i = 0; i < n; i++) {
         double x = uv[2 * i], y = uv[2 * i + 1];
         /* unreferenced points may be anything; they are never used */
@@ -208,7 +208,7 @@ un_status un_geom_outline(const double *uv, int32_t n, const int32_t *face_start
     s = un_grid_out(&g, &res, out, 1);
 done:
     free(pts);
-    un_arr_free(w);
+    un_workspace_free(w);
     un_rings_free(&res);
     if (s != UN_OK) un_frings_free(out);
     return s;

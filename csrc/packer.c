@@ -126,7 +126,7 @@ un_status un_packer_new(const un_pack_options *opt, un_packer **out)
     pk->opt = *opt;
     pk->angles = (double *)malloc((size_t)opt->nangles * sizeof *pk->angles);
     pk->E.cache = un_nfpcache_new((size_t)opt->cache_bytes);
-    pk->E.arr = un_arr_new();
+    pk->E.arr = un_workspace_new();
     if (!pk->angles || !pk->E.cache || !pk->E.arr) { un_packer_free(pk); return UN_ENOMEM; }
     memcpy(pk->angles, opt->angles, (size_t)opt->nangles * sizeof *pk->angles);
     pk->opt.angles = pk->angles;
@@ -164,7 +164,7 @@ void un_packer_free(un_packer *pk)
     free(pk->E.isl);
     free(pk->E.locked);
     un_nfpcache_free(pk->E.cache);
-    un_arr_free(pk->E.arr);
+    un_workspace_free(pk->E.arr);
     un_regions_free(&pk->E.reg);
     free(pk->E.segs);
     un_rings_free(&pk->E.scratch);

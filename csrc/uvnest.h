@@ -77,6 +77,17 @@ typedef struct {
 
 void un_fregions_free(un_fregions *r);
 
+/* Scratch memory of the geometry calls (their arrangements' arrays).  The
+ * calls below that take one use it when it is not NULL, so a caller making
+ * many calls keeps that memory allocated and warm between them; with NULL
+ * each call allocates and frees its own.  A workspace serves one call at a
+ * time (no locking: give each thread its own).  Results never depend on
+ * whether or which workspace is used. */
+typedef struct un_arr un_workspace;
+
+un_workspace *un_workspace_new(void);      /* NULL when out of memory */
+void          un_workspace_free(un_workspace *ws);
+
 /* ---- geometry on float input (quantized per call, see above) ---- */
 
 /* Outline of one island: the union of its faces.  faces: face_start[0..nfaces]
@@ -96,22 +107,23 @@ un_status un_geom_hull(const un_frings *in, un_frings *out);
 
 /* No-fit polygon: translations t at which interior(a) and interior(b + t)
  * overlap.  Boundary (touching) positions are feasible. */
-un_status un_geom_nfp(const un_frings *a, const un_frings *b, un_frings *out);
+un_status un_geom_nfp(const un_frings *a, const un_frings *b, un_frings *out, un_workspace *ws);
 
 /* Inner-fit region of piece inside a container polygon (rings). Empty result
  * when the piece does not fit.  A rectangle container is the fast case. */
-un_status un_geom_ifp(const un_frings *container, const un_frings *piece, un_fregions *out);
+un_status un_geom_ifp(const un_frings *container, const un_frings *piece, un_fregions *out,
+                      un_workspace *ws);
 
 /* Collision-free regions of `piece` inside `container` with `nplaced` placed
  * polygons (each already at its position), kept `margin` apart. */
 un_status un_geom_cfr(const un_frings *container, const un_frings *placed, int32_t nplaced,
-                      const un_frings *piece, double margin, un_fregions *out);
+                      const un_frings *piece, double margin, un_fregions *out, un_workspace *ws);
 
 /* The same from no-fit polygons computed before (un_geom_nfp of each placed
  * island and the piece, translated to where the island sits): the engine's
  * way, with every no-fit polygon from its cache. */
 un_status un_geom_cfr_nfps(const un_frings *container, const un_frings *nfps, int32_t n,
-                           const un_frings *piece, un_fregions *out);
+                           const un_frings *piece, un_fregions *out, un_workspace *ws);
 
 /* Point on region k's boundary at perimeter fraction r in [0,1). */
 un_status un_region_point_at(const un_fregions *regions, int32_t k, double r, double out[2]);

@@ -387,6 +387,81 @@ def test_cfr_among_many_overlapping_nfps_matches_direct_feasibility(seed):
     assert a.symmetric_difference(b).area <= 4 * tol * (a.length + b.length + 1)
 
 
+def _same_regions(a, b):
+    return len(a) == len(b) and all(
+        len(ra) == len(rb) and all(np.array_equal(x, y) for x, y in zip(ra, rb)) for ra, rb in zip(a, b))
+
+
+def _dense_calls(seed):
+    """The geometry calls that take a workspace, on one dense scene: a list
+    of (name, call(workspace) -> result, equal(result, result))."""
+    C, placed, piece, _ = dense_cfr_scene(seed)
+    rc, rpc = O.geom_to_rings(C), O.geom_to_rings(piece)
+    rpl = [O.geom_to_rings(p) for p in placed]
+    nfps = [G.nfp(p, rpc) for p in rpl]
+    same_rings = lambda a, b: len(a) == len(b) and all(np.array_equal(x, y) for x, y in zip(a, b))
+    return [
+        ("cfr", lambda ws: G.cfr(rc, rpl, rpc, workspace=ws), _same_regions),
+        ("cfr margin", lambda ws: G.cfr(rc, rpl[:5], rpc, 0.01, workspace=ws), _same_regions),
+        ("cfr_from_nfps", lambda ws: G.cfr_from_nfps(rc, nfps, rpc, workspace=ws), _same_regions),
+        ("nfp", lambda ws: G.nfp(rpl[0], rpc, workspace=ws), same_rings),
+        ("ifp", lambda ws: G.ifp(rc, rpc, workspace=ws), _same_regions),
+    ]
+
+
+def test_workspace_gives_exactly_what_fresh_memory_gives():
+    """One Workspace through calls of every kind and of different sizes
+    (scenes of 36 to 64 islands, then small ones) returns bit for bit what
+    each call returns in fresh memory, whose results the tests above check
+    against shapely."""
+    calls = _dense_calls(0) + _dense_calls(3)
+    fresh = [call(None) for _, call, _ in calls]
+    assert len(fresh[0]) > 0 and len(fresh[2]) > 0
+    ws = G.Workspace()
+    for _ in range(2):
+        for (name, call, same), want in zip(calls, fresh):
+            assert same(call(ws), want), f"{name} with a reused workspace differs"
+
+
+def test_workspace_argument_is_checked():
+    sq = [np.array([[0, 0], [1, 0], [1, 1], [0, 1]], float)]
+    with pytest.raises(TypeError, match="workspace must be a uvnest.geometry.Workspace"):
+        G.cfr(sq, [sq], sq, workspace=object())
+    with pytest.raises(TypeError, match="workspace"):
+        G.nfp(sq, sq, workspace="scratch")
+    assert G.nfp(sq, sq, workspace=None)[0].shape == (4, 2)
+
+
+def test_workspace_shared_by_threads_is_refused_never_corrupted():
+    """Calls release the GIL.  Threads with their own workspaces all get the
+    right answer; threads sharing one get the right answer or a clear
+    RuntimeError, never a wrong answer or a crash."""
+    import threading
+    (_, call, same), = [c for c in _dense_calls(1) if c[0] == "cfr_from_nfps"]
+    want = call(None)
+    outcomes = {"own": [], "shared": []}
+    shared = G.Workspace()
+
+    def worker(kind):
+        ws = G.Workspace() if kind == "own" else shared
+        for _ in range(6):
+            try:
+                outcomes[kind].append("ok" if same(call(ws), want) else "WRONG")
+            except RuntimeError as exc:
+                assert "in use by another call" in str(exc)
+                outcomes[kind].append("busy")
+
+    threads = [threading.Thread(target=worker, args=(k,)) for k in ("own", "own", "shared", "shared")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert outcomes["own"] == ["ok"] * 12
+    assert len(outcomes["shared"]) == 12 and "WRONG" not in outcomes["shared"]
+    assert "ok" in outcomes["shared"]
+    assert same(call(shared), want)   # not left marked busy
+
+
 @settings(SETTINGS, max_examples=40)
 @given(scene=cfr_scenes().filter(lambda s: s[3] == 0.0))
 def test_cfr_points_just_outside_regions_are_infeasible(scene):

@@ -16,9 +16,11 @@ Measured (median wall time of repeated calls):
 * ``cfr`` of one 64-vertex island against K placed 64-vertex islands in a
   square container, K = 10 .. 400 (target for K = 200: 10 ms).  The placed
   islands sit on a grid of cells, each scaled into its cell, so the piece
-  has room between them.  Measured twice: ``cfr`` computing the K no-fit
-  polygons in the call, and ``cfr_from_nfps`` with them cached (each
-  computed once at the origin and moved), which is what the engine does.
+  has room between them.  Measured three ways: ``cfr`` computing the K
+  no-fit polygons in the call; ``cfr_from_nfps`` with them cached (each
+  computed once at the origin and moved), in fresh memory each call; and
+  the same passing one reused ``geometry.Workspace``, which is what the
+  engine does (it caches the no-fit polygons and keeps one workspace).
 
 Usage::
 
@@ -242,15 +244,16 @@ def bench_nfp(outlines, sizes, quick) -> List[Tuple[int, str, float, int]]:
     return rows
 
 
-def bench_cfr(outlines, counts, n_vertices, quick) -> List[Tuple[int, float, float, int]]:
-    """Per K: cfr with its NFPs computed in the call, cfr_from_nfps with them
-    cached (computed once at the origin and moved, as the engine does), and
-    the number of regions."""
+def bench_cfr(outlines, counts, n_vertices, quick) -> List[Tuple[int, float, float, float, int]]:
+    """Per K: cfr with its NFPs computed in the call; cfr_from_nfps with them
+    cached (computed once at the origin and moved, as the engine does), in
+    fresh memory and with a reused Workspace; and the number of regions."""
     rows = []
     pool, _ = islands_with(n_vertices, outlines, 40)
     pool = [normalize(r, 1.0) for r in pool]
     piece = pool[0]
     cache = {}
+    workspace = G.Workspace()
     for k in counts:
         side = math.ceil(math.sqrt(k + 1)) + 1
         shapes = [1 + i % (len(pool) - 1) for i in range(k)]
@@ -263,9 +266,11 @@ def bench_cfr(outlines, counts, n_vertices, quick) -> List[Tuple[int, float, flo
         container = [np.array([[0, 0], [side, 0], [side, side], [0, side]], float)]
         t = median_ms(lambda: G.cfr(container, placed, piece, 0.0), 3 if quick else 7, 0.5)
         tc = median_ms(lambda: G.cfr_from_nfps(container, nfps, piece), 3 if quick else 7, 0.5)
+        tw = median_ms(lambda: G.cfr_from_nfps(container, nfps, piece, workspace=workspace), 3 if quick else 7, 0.5)
         regions = G.cfr(container, placed, piece, 0.0)
-        rows.append((k, t, tc, len(regions)))
-        print(f"  cfr  K={k:4d}: {t:9.3f} ms, from cached NFPs {tc:8.3f} ms  ({len(regions)} regions)", flush=True)
+        rows.append((k, t, tc, tw, len(regions)))
+        print(f"  cfr  K={k:4d}: {t:9.3f} ms, from cached NFPs {tc:8.3f} ms, with a workspace {tw:8.3f} ms "
+              f"({len(regions)} regions)", flush=True)
     return rows
 
 
@@ -289,8 +294,8 @@ def main(argv=None) -> int:
     cfr_rows = bench_cfr(outlines, counts, 64, args.quick)
 
     nfp64 = next((t for n, _, t, _ in nfp_rows if n == 64), float("nan"))
-    cfr200 = next((t for k, t, _, _ in cfr_rows if k == 200), float("nan"))
-    cached200 = next((tc for k, _, tc, _ in cfr_rows if k == 200), float("nan"))
+    row200 = next((r for r in cfr_rows if r[0] == 200), (200,) + (float("nan"),) * 3 + (0,))
+    _, cfr200, cached200, reused200, _ = row200
     lines = ["# uvnest geometry benchmark", "",
              f"Islands: {source}.  Median wall time of repeated calls on one core.", "",
              "| measure | time | target | verdict |", "| --- | ---: | ---: | --- |",
@@ -298,8 +303,10 @@ def main(argv=None) -> int:
              f"{'met' if nfp64 <= NFP_TARGET_MS else 'missed'} |",
              f"| cfr, one 64-vertex island vs 200 placed, NFPs computed in the call | {cfr200:.3f} ms | "
              f"{CFR_TARGET_MS:g} ms | {'met' if cfr200 <= CFR_TARGET_MS else 'missed'} |",
-             f"| the same from cached NFPs (`cfr_from_nfps`, the engine's way) | {cached200:.3f} ms | "
-             f"{CFR_TARGET_MS:g} ms | {'met' if cached200 <= CFR_TARGET_MS else 'missed'} |", "",
+             f"| the same from cached NFPs (`cfr_from_nfps`), fresh memory each call | {cached200:.3f} ms | "
+             f"{CFR_TARGET_MS:g} ms | {'met' if cached200 <= CFR_TARGET_MS else 'missed'} |",
+             f"| the same with a reused `Workspace` (the engine's way) | {reused200:.3f} ms | "
+             f"{CFR_TARGET_MS:g} ms | {'met' if reused200 <= CFR_TARGET_MS else 'missed'} |", "",
              "## nfp by vertex count", "", "| N | islands | mean vertices | time (ms) | ratio to previous |",
              "| ---: | --- | ---: | ---: | ---: |"]
     prev = None
@@ -307,10 +314,11 @@ def main(argv=None) -> int:
         lines.append(f"| {n} | {how} | {nv} | {t:.3f} | {'' if prev is None else f'{t / prev:.2f}'} |")
         prev = t
     lines += ["", "## cfr by number of placed islands (64 vertices each)", "",
-              "| placed | cfr (ms) | ms per placed island | from cached NFPs (ms) | regions |",
-              "| ---: | ---: | ---: | ---: | ---: |"]
-    for k, t, tc, nreg in cfr_rows:
-        lines.append(f"| {k} | {t:.3f} | {t / k:.3f} | {tc:.3f} | {nreg} |")
+              "| placed | cfr (ms) | ms per placed island | from cached NFPs (ms) | the same, reused workspace (ms) "
+              "| regions |",
+              "| ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for k, t, tc, tw, nreg in cfr_rows:
+        lines.append(f"| {k} | {t:.3f} | {t / k:.3f} | {tc:.3f} | {tw:.3f} | {nreg} |")
     text = "\n".join(lines) + "\n"
     print()
     print(text)

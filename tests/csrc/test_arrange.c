@@ -70,7 +70,7 @@ static void loops_as_rings(const un_arr *w, un_rings *out)
 
 static void test_union_of_rectangles(void)
 {
-    un_arr *w = un_arr_new();
+    un_arr *w = un_workspace_new();
     un_rings loops;
     uint64_t s = 2024;
     int iter;
@@ -127,12 +127,12 @@ static void test_union_of_rectangles(void)
         }
     }
     un_rings_free(&loops);
-    un_arr_free(w);
+    un_workspace_free(w);
 }
 
 static void test_free_set_of_container_minus_open_rectangles(void)
 {
-    un_arr *w = un_arr_new();
+    un_arr *w = un_workspace_new();
     uint64_t s = 77;
     int iter;
     for (iter = 0; iter < 300; iter++) {
@@ -161,7 +161,7 @@ static void test_free_set_of_container_minus_open_rectangles(void)
         CHECK_MSG(fabs(got2 - 2.0 * (double)want) < 1e-6, "iter %d: free area %lld, traced %g/2", iter,
                   (long long)want, got2);
     }
-    un_arr_free(w);
+    un_workspace_free(w);
 }
 
 static void test_hole_touching_the_container(void)
@@ -169,7 +169,7 @@ static void test_hole_touching_the_container(void)
     /* container [0, 9]^2 (closed), open obstacle (0, 2) x (2, 4) touching
      * the left wall along x = 0: the loop around the obstacle is a hole of
      * the free set (its leftmost vertex lies on the wall) */
-    un_arr *w = un_arr_new();
+    un_arr *w = un_workspace_new();
     un_seg segs[8];
     int nseg = 0, k, holes = 0, outers = 0;
     rect c = {0, 0, 9, 9}, o = {0, 2, 2, 4};
@@ -184,14 +184,14 @@ static void test_hole_touching_the_container(void)
     }
     CHECK_EQ(outers, 1);
     CHECK_EQ(holes, 1);
-    un_arr_free(w);
+    un_workspace_free(w);
 }
 
 static void test_crack_is_traced_there_and_back(void)
 {
     /* two open obstacles leave exactly the line x = 4 of the container
      * [0, 10]^2: the free set is that segment */
-    un_arr *w = un_arr_new();
+    un_arr *w = un_workspace_new();
     un_seg segs[12];
     int nseg = 0, k, found_lo = 0, found_hi = 0;
     rect c = {0, 0, 10, 10}, a = {-1, -1, 4, 11}, b = {4, -1, 11, 11};
@@ -212,13 +212,13 @@ static void test_crack_is_traced_there_and_back(void)
         }
     }
     CHECK(found_lo && found_hi);
-    un_arr_free(w);
+    un_workspace_free(w);
 }
 
 static void test_collinear_overlaps_and_shared_edges(void)
 {
     /* three rectangles sharing collinear, partly overlapping edges */
-    un_arr *w = un_arr_new();
+    un_arr *w = un_workspace_new();
     un_seg segs[12];
     int nseg = 0;
     rect r[3] = {{0, 0, 4, 2}, {2, 2, 6, 4}, {4, 0, 8, 2}};
@@ -234,14 +234,14 @@ static void test_collinear_overlaps_and_shared_edges(void)
     CHECK_EQ(loops.nrings, 1);
     CHECK(tu_has_ring(&loops, want, 8));
     un_rings_free(&loops);
-    un_arr_free(w);
+    un_workspace_free(w);
 }
 
 static void test_fan_of_triangles_through_one_point(void)
 {
     /* 8 triangles around the origin, every edge through (0, 0): the union
      * is the octagon-like star polygon; its area is the sum */
-    un_arr *w = un_arr_new();
+    un_arr *w = un_workspace_new();
     un_seg segs[24];
     const int64_t v[8][2] = {{10, 0}, {7, 7}, {0, 10}, {-7, 7}, {-10, 0}, {-7, -7}, {0, -10}, {7, -7}};
     int nseg = 0, k;
@@ -266,14 +266,14 @@ static void test_fan_of_triangles_through_one_point(void)
     CHECK_EQ(un_arr_nloops(w), 1);
     for (k = 0; k < un_arr_nloops(w); k++) got2 += un_arr_loops(w)[k].area2;
     CHECK_NEAR(got2, (double)want2, 1e-9);
-    un_arr_free(w);
+    un_workspace_free(w);
 }
 
 static void test_crossing_segments_exact_vertex(void)
 {
     /* two triangles crossing at non-integer points: the traced vertices are
      * reported exactly (doubles) and rounded (ipts) */
-    un_arr *w = un_arr_new();
+    un_arr *w = un_workspace_new();
     un_seg segs[6];
     const int64_t t1[] = {0, 0, 3, 0, 0, 3}, t2[] = {1, -1, 4, 2, 1, 2};
     int nseg = 0, j, k, found = 0;
@@ -303,12 +303,12 @@ static void test_crossing_segments_exact_vertex(void)
         }
     }
     CHECK(found);
-    un_arr_free(w);
+    un_workspace_free(w);
 }
 
 static void test_inputs_checked(void)
 {
-    un_arr *w = un_arr_new();
+    un_arr *w = un_workspace_new();
     un_seg s[3];
     s[0].a = tu_pt(0, 0); s[0].b = tu_pt(UN_COORD_LIMIT + 1, 0); s[0].ws = 1; s[0].wc = 0; s[0].tag = 0;
     CHECK_STATUS(un_arr_run(w, s, 1, UN_SEL_COVERED, NULL), UN_ERANGE);
@@ -323,8 +323,8 @@ static void test_inputs_checked(void)
     CHECK_OK(un_arr_add_point(w, tu_pt(3, 4)));
     CHECK_EQ(un_arr_nloops(w), 1);
     CHECK(un_arr_ipts(w)[un_arr_loops(w)[0].start].x == 3);
-    un_arr_free(w);
-    un_arr_free(NULL);
+    un_workspace_free(w);
+    un_workspace_free(NULL);
 }
 
 static void test_segs_from_rings(void)

@@ -20,7 +20,7 @@ static void scene_init(scene *s)
 {
     int i;
     memset(s, 0, sizeof *s);
-    s->w = un_arr_new();
+    s->w = un_workspace_new();
     for (i = 0; i < 8; i++) un_rings_init(s->nfp + i);
 }
 
@@ -30,7 +30,7 @@ static void scene_free(scene *s)
     for (i = 0; i < 8; i++) un_rings_free(s->nfp + i);
     un_regions_free(&s->reg);
     free(s->segs);
-    un_arr_free(s->w);
+    un_workspace_free(s->w);
 }
 
 static un_status scene_run(scene *s, const un_rings *container, un_pt lo, un_pt hi, const un_rings *placed,
@@ -117,7 +117,7 @@ static void test_spike_into_another_obstacle_is_not_free(void)
     const int64_t b[] = {200, 0, 300, 0, 300, 100, 200, 100, 200, 50, 50, 50, 200, 50};
     un_rings ra, rb;
     un_obstacle obs[2];
-    un_arr *w = un_arr_new();
+    un_arr *w = un_workspace_new();
     un_seg *segs = NULL;
     int32_t cap = 0, k, i;
     un_rings_init(&ra);
@@ -140,7 +140,7 @@ static void test_spike_into_another_obstacle_is_not_free(void)
         }
     CHECK(un_arr_nloops(w) >= 1);
     free(segs);
-    un_arr_free(w);
+    un_workspace_free(w);
     un_rings_free(&ra);
     un_rings_free(&rb);
 }
@@ -274,7 +274,7 @@ static void test_hole_touching_the_wall(void)
 
 static void test_ifp_polygon(void)
 {
-    un_arr *w = un_arr_new();
+    un_arr *w = un_workspace_new();
     un_rings c, p, out;
     const int64_t L[] = {0, 0, 20, 0, 20, 10, 10, 10, 10, 20, 0, 20};
     un_rings_init(&c); un_rings_init(&p); un_rings_init(&out);
@@ -317,7 +317,7 @@ static void test_ifp_polygon(void)
     CHECK_EQ(tu_point_in_rings(&out, tu_pt(10, 10)), 1);
     CHECK_EQ(tu_rings_area2(&out), 2 * (90 * 90 - 30 * 30));
     un_rings_free(&c); un_rings_free(&p); un_rings_free(&out);
-    un_arr_free(w);
+    un_workspace_free(w);
 }
 
 static void test_float_api(void)
@@ -329,7 +329,7 @@ static void test_float_api(void)
     tu_fbox(&c, 0, 0, 2, 1.5);
     tu_fbox(&p, 0, 0, 1, 1);
     tu_fbox(pl, 0, 0, 1, 1);
-    CHECK_OK(un_geom_cfr(&c, pl, 1, &p, 0.0, &out));
+    CHECK_OK(un_geom_cfr(&c, pl, 1, &p, 0.0, &out, NULL));
     CHECK_EQ(out.nregions, 1);
     if (out.nregions == 1) {
         CHECK_EQ(out.region_start[1] - out.region_start[0], 1);
@@ -345,18 +345,73 @@ static void test_float_api(void)
     CHECK_STATUS(un_region_point_at(&out, 0, NAN, pt), UN_EINVAL);
     un_fregions_free(&out);
     /* margin: the piece keeps 0.25 from the placed square */
-    CHECK_OK(un_geom_cfr(&c, pl, 1, &p, 0.25, &out));
+    CHECK_OK(un_geom_cfr(&c, pl, 1, &p, 0.25, &out, NULL));
     CHECK_EQ(out.nregions, 0);
     un_fregions_free(&out);
-    CHECK_STATUS(un_geom_cfr(&c, pl, 1, &p, -1.0, &out), UN_EINVAL);
+    CHECK_STATUS(un_geom_cfr(&c, pl, 1, &p, -1.0, &out, NULL), UN_EINVAL);
     un_fregions_free(&out);
-    CHECK_STATUS(un_geom_cfr(&c, pl, 1, &p, NAN, &out), UN_EINVAL);
+    CHECK_STATUS(un_geom_cfr(&c, pl, 1, &p, NAN, &out, NULL), UN_EINVAL);
     un_fregions_free(&out);
     /* the IFP of a piece as large as the container is a point */
-    CHECK_OK(un_geom_ifp(&c, &c, &out));
+    CHECK_OK(un_geom_ifp(&c, &c, &out, NULL));
     CHECK(out.nregions == 1 && un_frings_npts(&out.rings) == 1 && out.rings.xy[0] == 0 && out.rings.xy[1] == 0);
     un_fregions_free(&out);
     un_frings_free(&c); un_frings_free(&p); un_frings_free(pl); un_frings_free(pl + 1);
+}
+
+static int same_regions(const un_fregions *a, const un_fregions *b)
+{
+    int32_t n = un_frings_npts(&a->rings);
+    return a->nregions == b->nregions && a->rings.nrings == b->rings.nrings && n == un_frings_npts(&b->rings) &&
+           memcmp(a->region_start, b->region_start, ((size_t)a->nregions + 1) * sizeof *a->region_start) == 0 &&
+           memcmp(a->rings.start, b->rings.start, ((size_t)a->rings.nrings + 1) * sizeof *a->rings.start) == 0 &&
+           memcmp(a->rings.xy, b->rings.xy, 2 * (size_t)n * sizeof *a->rings.xy) == 0;
+}
+
+/* One workspace through calls of different sizes and kinds gives exactly
+ * what fresh memory gives: no state carries over from call to call. */
+static void test_workspace_reuse(void)
+{
+    un_frings c, p, pl[12], nfps[12];
+    un_fregions fresh[3], reused;
+    un_workspace *ws = un_workspace_new();
+    int32_t i, round;
+    CHECK(ws != NULL);
+    un_frings_init(&c); un_frings_init(&p);
+    tu_fbox(&c, 0, 0, 8, 6);
+    tu_fbox(&p, 0, 0, 1.3, 0.7);
+    for (i = 0; i < 12; i++) {
+        /* staggered boxes, with room between some of them */
+        double x = (i % 4) * 2.0 + 0.3 * (i % 3), y = (i / 4) * 2.0 + 0.2 * (i % 2);
+        un_frings_init(pl + i);
+        un_frings_init(nfps + i);
+        tu_fbox(pl + i, x, y, x + 1.1 + 0.1 * (i % 5), y + 0.9);
+        CHECK_OK(un_geom_nfp(pl + i, &p, nfps + i, i % 2 ? ws : NULL));
+    }
+    CHECK_OK(un_geom_cfr(&c, pl, 12, &p, 0.0, fresh, NULL));
+    CHECK_OK(un_geom_cfr(&c, pl, 3, &p, 0.05, fresh + 1, NULL));
+    CHECK_OK(un_geom_cfr_nfps(&c, nfps, 12, &p, fresh + 2, NULL));
+    CHECK(fresh[0].nregions > 1);
+    /* large, small, from no-fit polygons, and again: each the same */
+    for (round = 0; round < 2; round++) {
+        CHECK_OK(un_geom_cfr(&c, pl, 12, &p, 0.0, &reused, ws));
+        CHECK(same_regions(fresh, &reused));
+        un_fregions_free(&reused);
+        CHECK_OK(un_geom_cfr(&c, pl, 3, &p, 0.05, &reused, ws));
+        CHECK(same_regions(fresh + 1, &reused));
+        un_fregions_free(&reused);
+        CHECK_OK(un_geom_cfr_nfps(&c, nfps, 12, &p, &reused, ws));
+        CHECK(same_regions(fresh + 2, &reused));
+        un_fregions_free(&reused);
+        CHECK_OK(un_geom_ifp(&c, &p, &reused, ws));
+        CHECK_EQ(reused.nregions, 1);
+        un_fregions_free(&reused);
+    }
+    for (i = 0; i < 3; i++) un_fregions_free(fresh + i);
+    for (i = 0; i < 12; i++) { un_frings_free(pl + i); un_frings_free(nfps + i); }
+    un_frings_free(&c); un_frings_free(&p);
+    un_workspace_free(ws);
+    un_workspace_free(NULL);
 }
 
 int main(void)
@@ -369,5 +424,6 @@ int main(void)
     RUN(test_hole_touching_the_wall);
     RUN(test_ifp_polygon);
     RUN(test_float_api);
+    RUN(test_workspace_reuse);
     return tu_report("test_cfr");
 }

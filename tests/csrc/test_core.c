@@ -658,7 +658,7 @@ static void dscene_free(dscene *d)
     int32_t i;
     for (i = 0; i < MAXN; i++) un_rings_free(d->nfp + i);
     un_rings_free(&d->piece);
-    un_arr_free(d->w);
+    un_workspace_free(d->w);
 }
 
 static void dscene_make(dscene *d, uint64_t seed, int32_t nmin, int32_t nmax)
@@ -669,7 +669,7 @@ static void dscene_make(dscene *d, uint64_t seed, int32_t nmin, int32_t nmax)
     double *scratch = NULL;
     int32_t i, cap = 0;
     memset(d, 0, sizeof *d);
-    d->w = un_arr_new();
+    d->w = un_workspace_new();
     if (!d->w) abort();
     for (i = 0; i < MAXN; i++) un_rings_init(d->nfp + i);
     un_rings_init(&d->piece);
@@ -1122,7 +1122,7 @@ static void test_turned_core_stays_inside(void)
     un_rings tri, turned, disk;
     un_core c, o, dc;
     un_obstacle obs[2];
-    un_arr *w = un_arr_new();
+    un_arr *w = un_workspace_new();
     double m[4];
     un_pt p[1000];
     int32_t i, nl;
@@ -1157,7 +1157,7 @@ static void test_turned_core_stays_inside(void)
     CHECK_MSG(same_free_set(w, obs, 2, tu_pt(-200, -400), tu_pt(300, 300), 0, "triangle and 1000-gon", &nl),
               "the turned core changes the free set");
     un_rings_free(&tri); un_rings_free(&turned); un_rings_free(&disk);
-    un_arr_free(w);
+    un_workspace_free(w);
 }
 
 int main(void)

@@ -43,7 +43,7 @@ static void random_convex(uint64_t *s, un_rings *r, int64_t off)
 
 static void test_convex_sums_match_hull_of_sums(void)
 {
-    un_arr *w = un_arr_new();
+    un_arr *w = un_workspace_new();
     un_rings a, b, out;
     uint64_t s = 11;
     int iter;
@@ -75,12 +75,12 @@ static void test_convex_sums_match_hull_of_sums(void)
         }
     }
     un_rings_free(&a); un_rings_free(&b); un_rings_free(&out);
-    un_arr_free(w);
+    un_workspace_free(w);
 }
 
 static void test_nfp_degenerate_parts(void)
 {
-    un_arr *w = un_arr_new();
+    un_arr *w = un_workspace_new();
     un_rings a, b, out;
     const int64_t outer[] = {0, 0, 30, 0, 30, 30, 0, 30}, hole[] = {10, 10, 10, 20, 20, 20, 20, 10};
     const int64_t sq10[] = {0, 0, 10, 0, 10, 10, 0, 10};
@@ -116,7 +116,7 @@ static void test_nfp_degenerate_parts(void)
         CHECK_EQ(tu_point_in_rings(&out, q), 1);
     }
     un_rings_free(&a); un_rings_free(&b); un_rings_free(&out);
-    un_arr_free(w);
+    un_workspace_free(w);
 }
 
 static void test_convolve_counts(void)
@@ -165,7 +165,7 @@ static void test_disk_polygon(void)
 
 static void test_outline_faces(void)
 {
-    un_arr *w = un_arr_new();
+    un_arr *w = un_workspace_new();
     un_rings out;
     /* a 2x2 grid of cells (scale 10): a ccw quad, a cell split at x = 15
      * into two quads (a T-junction with the cell above), two triangles, a
@@ -220,7 +220,7 @@ static void test_outline_faces(void)
         CHECK_EQ(out.nrings, 0);
     }
     un_rings_free(&out);
-    un_arr_free(w);
+    un_workspace_free(w);
 }
 
 /* A random star polygon around (cx, cy): simple when every radius is
@@ -314,7 +314,7 @@ static void test_reduced_convolution_matches_full(void)
      * methods must give the very same rings (up to where each starts): the
      * reduced convolution for simple operands, the fallback to the full one
      * for the others */
-    un_arr *w = un_arr_new(), *w2 = un_arr_new();
+    un_arr *w = un_workspace_new(), *w2 = un_workspace_new();
     un_rings a, b, got, want;
     uint64_t s = 2027;
     int iter, nsimple = 0, nholes = 0, nfailed = 0, nreduced = 0;
@@ -352,7 +352,7 @@ static void test_reduced_convolution_matches_full(void)
     CHECK(nfailed < 15);
     CHECK(nreduced > 300);
     un_rings_free(&a); un_rings_free(&b); un_rings_free(&got); un_rings_free(&want);
-    un_arr_free(w); un_arr_free(w2);
+    un_workspace_free(w); un_workspace_free(w2);
 }
 
 static void test_rings_simple(void)

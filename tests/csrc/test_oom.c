@@ -106,7 +106,7 @@ static oom_result run_nfp(long fail_at, const void *ctx)
     un_status s;
     un_frings_init(&out);
     ARM();
-    s = un_geom_nfp(&in->a, &in->b, &out);
+    s = un_geom_nfp(&in->a, &in->b, &out, NULL);
     DISARM();
     return rings_result(s, &out);
 }
@@ -149,7 +149,7 @@ static oom_result run_ifp(long fail_at, const void *ctx)
     un_status s;
     memset(&out, 0, sizeof out);
     ARM();
-    s = un_geom_ifp(&in->a, &in->b, &out);
+    s = un_geom_ifp(&in->a, &in->b, &out, NULL);
     DISARM();
     return regions_result(s, &out);
 }
@@ -163,11 +163,34 @@ static oom_result run_cfr(long fail_at, const void *ctx)
     double pt[2];
     memset(&out, 0, sizeof out);
     ARM();
-    s = un_geom_cfr(&in->a, in->placed, in->nplaced, &in->b, in->margin, &out);
+    s = un_geom_cfr(&in->a, in->placed, in->nplaced, &in->b, in->margin, &out, NULL);
     if (s == UN_OK && out.nregions > 0) {
         un_status p = un_region_point_at(&out, 0, 0.3, pt);
         CHECK(p == UN_OK || p == UN_ENOMEM);
     }
+    DISARM();
+    return regions_result(s, &out);
+}
+
+/* Two calls on one workspace, ctx[0] then ctx[1]: a failure anywhere in
+ * the first must leave the workspace fit for the second, whose regions are
+ * the result. */
+static oom_result run_cfr_reused(long fail_at, const void *ctx)
+{
+    const inputs *in = (const inputs *)ctx;
+    un_fregions out;
+    un_workspace *ws;
+    un_status s = UN_ENOMEM;
+    memset(&out, 0, sizeof out);
+    ARM();
+    ws = un_workspace_new();
+    if (ws) {
+        s = un_geom_cfr(&in[0].a, in[0].placed, in[0].nplaced, &in[0].b, in[0].margin, &out, ws);
+        CHECK(s == UN_OK || s == UN_ENOMEM);
+        un_fregions_free(&out);
+        s = un_geom_cfr(&in[1].a, in[1].placed, in[1].nplaced, &in[1].b, in[1].margin, &out, ws);
+    }
+    un_workspace_free(ws);
     DISARM();
     return regions_result(s, &out);
 }
@@ -245,7 +268,7 @@ static oom_result run_cfr_culled(long fail_at, const void *ctx)
     int32_t cap = 0, k, i;
     memset(&res, 0, sizeof res);
     ARM();
-    w = un_arr_new();
+    w = un_workspace_new();
     res.status = w ? un_cfr_loops(w, NULL, tu_pt(-1200, -1200), tu_pt(2000, 1900), c->obs, 3, &segs, &cap) : UN_ENOMEM;
     if (res.status == UN_OK) {
         res.sig[0] = un_arr_nloops(w);
@@ -256,7 +279,7 @@ static oom_result run_cfr_culled(long fail_at, const void *ctx)
                 res.sig[2] += (double)un_arr_ipts(w)[i].x * (1 + i % 7) + (double)un_arr_ipts(w)[i].y;
         }
     }
-    un_arr_free(w);
+    un_workspace_free(w);
     free(segs);
     DISARM();
     return res;
@@ -312,6 +335,8 @@ int main(void)
                                     {"ifp polygon", run_ifp, in + IFP},
                                     {"cfr", run_cfr, in + CFR},
                                     {"cfr margin polygon container", run_cfr, in + CFR_MARGIN},
+                                    /* CFR_MARGIN follows CFR in in[] */
+                                    {"cfr twice on one workspace", run_cfr_reused, in + CFR},
                                     {"overlaps", run_overlaps, in + OVERLAPS},
                                     {"overlaps clockwise", run_overlaps, in + OVERLAPS_CW},
                                     {"cfr culled", run_cfr_culled, &culled}};

@@ -108,14 +108,14 @@ static void test_geom_nfp(void)
     un_frings_init(&a); un_frings_init(&b); un_frings_init(&out);
     tu_fbox(&a, 0, 0, 3, 2);
     tu_fbox(&b, 10, 10, 11, 11);
-    CHECK_OK(un_geom_nfp(&a, &b, &out));
+    CHECK_OK(un_geom_nfp(&a, &b, &out, NULL));
     CHECK_EQ(out.nrings, 1);
     CHECK_NEAR(tu_frings_area(&out), 4 * 3, 1e-9);
     CHECK(tu_fpoint_in_rings(&out, -10.5, -10.5));
     CHECK(!tu_fpoint_in_rings(&out, -12, -10.5));
     CHECK_NEAR(tu_fdist_to_rings(&out, -11, -10.5), 0, 1e-9);
     b.xy[3] = INFINITY;
-    CHECK_STATUS(un_geom_nfp(&a, &b, &out), UN_EINVAL);
+    CHECK_STATUS(un_geom_nfp(&a, &b, &out, NULL), UN_EINVAL);
     CHECK_EQ(out.nrings, 0);
     un_frings_free(&a); un_frings_free(&b); un_frings_free(&out);
 }
