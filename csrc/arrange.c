@@ -560,21 +560,19 @@ static un_status build_vertices(un_arr *w, int32_t ncand)
     {
         /* fill: endpoints, then events, using ord[] as per-piece cursors */
         int32_t *cur = w->ord;
-        int32_t e = 0;
         for (i = 0; i < n; i++) {
             inc *a = w->in + w->inst[i];
             a[0].n = 0; a[0].d = 1; a[0].node = 2 * i;
             a[1].n = 1; a[1].d = 1; a[1].node = 2 * i + 1;
             cur[i] = w->inst[i] + 2;
         }
-        for (k = 0; k < nev; k++) {
+        for (k = 0; k < nev; k++) {   /* event k: nodes 2n + 2k (on p), 2n + 2k + 1 (on q) */
             int32_t p = (int32_t)(w->cand[k] >> 32), q = (int32_t)(w->cand[k] & 0xffffffff);
             const hit *x = w->hits + k;
-            w->in[cur[p]].n = x->np; w->in[cur[p]].d = x->d; w->in[cur[p]].node = 2 * n + 2 * e;
-            w->in[cur[q]].n = x->nq; w->in[cur[q]].d = x->d; w->in[cur[q]].node = 2 * n + 2 * e + 1;
+            w->in[cur[p]].n = x->np; w->in[cur[p]].d = x->d; w->in[cur[p]].node = 2 * n + 2 * k;
+            w->in[cur[q]].n = x->nq; w->in[cur[q]].d = x->d; w->in[cur[q]].node = 2 * n + 2 * k + 1;
             cur[p]++; cur[q]++;
-            uf_union(w->uf, 2 * n + 2 * e, 2 * n + 2 * e + 1);
-            e++;
+            uf_union(w->uf, 2 * n + 2 * k, 2 * n + 2 * k + 1);
         }
     }
     w->nev = nev;

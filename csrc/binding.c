@@ -240,41 +240,39 @@ static PyType_Spec workspace_spec = {
 };
 
 /* Take the optional workspace argument wso of a module function (NULL or
- * None: none) for one call; *ws receives the C workspace or NULL.  Returns
- * the object to hand back to workspace_release, or NULL with *ws = NULL;
- * -1 in *err with an exception set when wso is not a usable Workspace. */
-static WorkspaceObject *workspace_acquire(PyObject *module, PyObject *wso, un_workspace **ws, int *err)
+ * None: none) for one call: *wo receives the object to hand back to
+ * workspace_release and *ws its C workspace (both NULL for none).  -1 with
+ * an exception set when wso is not a usable Workspace. */
+static int workspace_acquire(PyObject *module, PyObject *wso, WorkspaceObject **wo, un_workspace **ws)
 {
     PyObject *type;
     WorkspaceObject *w;
     int ok;
+    *wo = NULL;
     *ws = NULL;
-    *err = 0;
-    if (!wso || wso == Py_None) return NULL;
-    if (!(type = PyObject_GetAttrString(module, "Workspace"))) { *err = -1; return NULL; }
+    if (!wso || wso == Py_None) return 0;
+    if (!(type = PyObject_GetAttrString(module, "Workspace"))) return -1;
     ok = PyObject_TypeCheck(wso, (PyTypeObject *)type);
     Py_DECREF(type);
     if (!ok) {
         PyErr_Format(PyExc_TypeError, "workspace must be a uvnest.geometry.Workspace or None, got %s",
                      Py_TYPE(wso)->tp_name);
-        *err = -1;
-        return NULL;
+        return -1;
     }
     w = (WorkspaceObject *)wso;
     if (!w->ws) {
         PyErr_SetString(PyExc_ValueError, "workspace was not initialised");
-        *err = -1;
-        return NULL;
+        return -1;
     }
     if (w->busy) {
         PyErr_SetString(PyExc_RuntimeError, "workspace is in use by another call; give each thread its own");
-        *err = -1;
-        return NULL;
+        return -1;
     }
     w->busy = 1;
     Py_INCREF(w);
+    *wo = w;
     *ws = w->ws;
-    return w;
+    return 0;
 }
 
 static void workspace_release(WorkspaceObject *w)
@@ -422,7 +420,6 @@ static PyObject *py_nfp(PyObject *self, PyObject *args)
     un_workspace *ws;
     un_frings a, b, out;
     un_status s;
-    int err;
     if (!PyArg_ParseTuple(args, "OO|O", &ao, &bo, &wso)) return NULL;
     un_frings_init(&out);
     if (to_frings(ao, "a", &a) < 0) return NULL;
@@ -432,8 +429,7 @@ static PyObject *py_nfp(PyObject *self, PyObject *args)
                      (int)un_frings_npts(&a), (int)un_frings_npts(&b));
         goto done;
     }
-    wo = workspace_acquire(self, wso, &ws, &err);
-    if (err) goto done;
+    if (workspace_acquire(self, wso, &wo, &ws) < 0) goto done;
     Py_BEGIN_ALLOW_THREADS
     s = un_geom_nfp(&a, &b, &out, ws);
     Py_END_ALLOW_THREADS
@@ -495,20 +491,18 @@ static PyObject *py_ifp(PyObject *self, PyObject *args)
     un_frings c, p;
     un_fregions out;
     un_status s;
-    int err;
     if (!PyArg_ParseTuple(args, "OO|O", &co, &po, &wso)) return NULL;
     if (to_frings(co, "container", &c) < 0) return NULL;
     if (to_frings(po, "piece", &p) < 0) { un_frings_free(&c); return NULL; }
     memset(&out, 0, sizeof out);
-    wo = workspace_acquire(self, wso, &ws, &err);
-    if (!err) {
-        Py_BEGIN_ALLOW_THREADS
-        s = un_geom_ifp(&c, &p, &out, ws);
-        Py_END_ALLOW_THREADS
-        workspace_release(wo);
-        if (s != UN_OK) raise_status(s, "ifp");
-        else res = regions_to_list(&out);
-    }
+    if (workspace_acquire(self, wso, &wo, &ws) < 0) goto done;
+    Py_BEGIN_ALLOW_THREADS
+    s = un_geom_ifp(&c, &p, &out, ws);
+    Py_END_ALLOW_THREADS
+    workspace_release(wo);
+    if (s != UN_OK) raise_status(s, "ifp");
+    else res = regions_to_list(&out);
+done:
     un_frings_free(&c); un_frings_free(&p); un_fregions_free(&out);
     return res;
 }
@@ -526,7 +520,6 @@ static PyObject *cfr_common(PyObject *module, PyObject *args, int nfps_given)
     const char *what = nfps_given ? "nfps" : "placed";
     Py_ssize_t n = 0, k;
     un_status s;
-    int err;
     if (nfps_given ? !PyArg_ParseTuple(args, "OOO|O", &co, &plo, &po, &wso)
                    : !PyArg_ParseTuple(args, "OOOd|O", &co, &plo, &po, &margin, &wso))
         return NULL;
@@ -545,8 +538,7 @@ static PyObject *cfr_common(PyObject *module, PyObject *args, int nfps_given)
         snprintf(label, sizeof label, "%s[%zd]", what, (Py_ssize_t)k);
         if (to_frings(PySequence_Fast_GET_ITEM(fast, k), label, polys + k) < 0) goto done;
     }
-    wo = workspace_acquire(module, wso, &ws, &err);
-    if (err) goto done;
+    if (workspace_acquire(module, wso, &wo, &ws) < 0) goto done;
     Py_BEGIN_ALLOW_THREADS
     s = nfps_given ? un_geom_cfr_nfps(&c, polys, (int32_t)n, &p, &out, ws)
                    : un_geom_cfr(&c, polys, (int32_t)n, &p, margin, &out, ws);
