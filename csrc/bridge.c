@@ -9,6 +9,11 @@
  * component is unchanged; the convolution in minkowski.c works on such
  * single rings.
  *
+ * For a Minkowski sum or no-fit polygon, a hole of one operand that no
+ * component of the other fits in (wider or taller than the hole's box) can
+ * be filled first without changing the result (see fills_none below).
+ * Small holes (rivets, cut-outs) then cost nothing in the convolution.
+ *
  * A bridge runs from a hole's lexicographically smallest vertex h to a
  * smaller vertex v of the ring built so far.  Because every other point of
  * the hole is larger than h, the slit leaves the hole through its outside;
@@ -206,11 +211,51 @@ un_status un_rings_orient(un_rings *r, int8_t *hole)
     return UN_OK;
 }
 
-un_status un_poly_bridge(const un_rings *in, un_rings *out)
+/* Width and height of ring k's bounding box. */
+static un_pt ring_extent(const un_rings *r, int32_t k)
+{
+    un_pt lo = r->pts[r->start[k]], hi = lo, e;
+    int32_t i;
+    for (i = r->start[k] + 1; i < r->start[k + 1]; i++) {
+        un_pt p = r->pts[i];
+        if (p.x < lo.x) lo.x = p.x;
+        if (p.x > hi.x) hi.x = p.x;
+        if (p.y < lo.y) lo.y = p.y;
+        if (p.y > hi.y) hi.y = p.y;
+    }
+    e.x = hi.x - lo.x;
+    e.y = hi.y - lo.y;
+    return e;
+}
+
+/* Can hole ring hl of r be filled for a sum with an operand whose
+ * components have the box extents ext[0..n)?
+ *
+ * The sum changes where the filled hole meets some translate of a component
+ * C of the other operand that misses the polygon itself.  C is connected and
+ * every point of the hole's boundary touches the polygon's interior (the
+ * rings are simple and apart, which the caller checks), so such a translate
+ * lies inside the hole: its box fits in the hole's box.  When each
+ * component is wider or taller than the hole, none does.  This holds for
+ * the open (no-fit) and the closed (sum) reading alike, and -other has the
+ * same boxes.  A hole with rings inside it is kept: filling it would leave
+ * those rings overlapping a filled component. */
+static int fills_none(const un_rings *r, const int32_t *parent, int32_t hl, const un_pt *ext, int32_t n)
+{
+    un_pt e = ring_extent(r, hl);
+    int32_t k;
+    for (k = 0; k < r->nrings; k++)
+        if (parent[k] == hl) return 0;
+    for (k = 0; k < n; k++)
+        if (ext[k].x <= e.x && ext[k].y <= e.y) return 0;
+    return 1;
+}
+
+un_status un_poly_bridge(const un_rings *in, const un_rings *other, un_rings *out)
 {
     un_rings r;
     int32_t *depth = NULL, *parent = NULL, *order = NULL, *tmp = NULL, i, j, n;
-    un_pt *ring = NULL, *hole = NULL;
+    un_pt *ring = NULL, *hole = NULL, *ext = NULL;
     int32_t cap_ring = 0, cap_hole = 0;
     un_status s;
     un_rings_init(&r);
@@ -223,12 +268,18 @@ un_status un_poly_bridge(const un_rings *in, un_rings *out)
     order = (int32_t *)malloc(((size_t)n + 1) * sizeof *order);
     tmp = (int32_t *)malloc(((size_t)n + 1) * sizeof *tmp);
     if (!depth || !parent || !order || !tmp) { s = UN_ENOMEM; goto out; }
+    if (other) {
+        /* the other operand's components: each of its bridged rings */
+        if (!(ext = (un_pt *)malloc(((size_t)other->nrings + 1) * sizeof *ext))) { s = UN_ENOMEM; goto out; }
+        for (i = 0; i < other->nrings; i++) ext[i] = ring_extent(other, i);
+    }
     nest_and_orient(&r, depth);
-    /* parent: the containing ring one level up with the smallest area */
+    /* parent: the containing ring one level up with the smallest area (an
+     * outer ring for a hole, a hole for an outer ring inside one) */
     for (i = 0; i < n; i++) {
         double best = 0;
         parent[i] = -1;
-        if (depth[i] % 2 == 0) continue;
+        if (depth[i] == 0 || (depth[i] % 2 == 0 && !other)) continue;
         for (j = 0; j < n; j++) {
             double a;
             if (j == i || depth[j] != depth[i] - 1 || !ring_inside(&r, i, j)) continue;
@@ -246,7 +297,7 @@ un_status un_poly_bridge(const un_rings *in, un_rings *out)
         memcpy(ring, r.pts + r.start[i], (size_t)m * sizeof *ring);
         for (k = 0; k < n; k++) {
             int32_t hi = order[k], hn, h0, done;
-            if (parent[hi] != i) continue;
+            if (parent[hi] != i || (ext && fills_none(&r, parent, hi, ext, other->nrings))) continue;
             hn = r.start[hi + 1] - r.start[hi];
             if ((s = un_reserve((void **)&hole, &cap_hole, hn, sizeof *hole)) != UN_OK) goto out;
             h0 = lexmin_index(r.pts + r.start[hi], hn);
@@ -261,7 +312,7 @@ un_status un_poly_bridge(const un_rings *in, un_rings *out)
     }
 out:
     un_rings_free(&r);
-    free(depth); free(parent); free(order); free(tmp); free(ring); free(hole);
+    free(depth); free(parent); free(order); free(tmp); free(ring); free(hole); free(ext);
     if (s != UN_OK) un_rings_clear(out);
     return s;
 }

@@ -214,8 +214,11 @@ un_status un_segs_from_rings(un_seg **segs, int32_t *n, int32_t *cap, const un_r
 un_status un_rings_orient(un_rings *r, int8_t *hole);
 
 /* Components of a polygon (rings of any orientation) as weakly simple
- * counter-clockwise rings, holes spliced in through zero-width slits. */
-un_status un_poly_bridge(const un_rings *in, un_rings *out);
+ * counter-clockwise rings, holes spliced in through zero-width slits.
+ * other: NULL, or the other operand of a sum, bridged; then the holes that
+ * none of its components fits in are filled (the rings of `in` and of the
+ * other operand must be simple and apart: un_rings_simple). */
+un_status un_poly_bridge(const un_rings *in, const un_rings *other, un_rings *out);
 
 /* ---------------------------------------------------------- simplering.c */
 
@@ -240,6 +243,12 @@ un_status un_convolve(const un_pt *P, int32_t np, const un_pt *Q, int32_t nq, in
 #define UN_MSUM_NFP   1
 #define UN_MSUM_EXACT 2
 un_status un_msum_rings(un_arr *w, const un_rings *a, const un_rings *b, int flags, un_rings *out);
+/* The operands un_msum_rings convolves: a and b bridged (for a no-fit
+ * polygon b reflected), with the holes the other operand cannot enter
+ * filled when both are simple.  *simple: 1 when the rings of a and b are
+ * simple and apart, 0 when not, -1 when not tested (neither has holes). */
+un_status un_sum_operands(const un_rings *a, const un_rings *b, int flags, un_rings *pa, un_rings *pb,
+                          int *simple);
 /* A regular polygon with `sides` vertices (at most UN_DISK_MAX_SIDES)
  * containing the disk of the given radius around the origin; returns its
  * vertex count (0 for radius <= 0). */

@@ -328,12 +328,49 @@ static un_status convolve_all(un_arr *w, const un_rings *pa, const un_rings *pb,
     return un_arr_run(w, *segs, *nseg, reduced ? UN_SEL_RCONV : UN_SEL_CONV, vf);
 }
 
+static un_status both_simple(const un_rings *a, const un_rings *b, int *simple)
+{
+    int simple_b;
+    UN_TRY(un_rings_simple(a, simple));
+    UN_TRY(un_rings_simple(b, &simple_b));
+    *simple = *simple && simple_b;
+    return UN_OK;
+}
+
+un_status un_sum_operands(const un_rings *a, const un_rings *b, int flags, un_rings *pa, un_rings *pb,
+                          int *simple)
+{
+    *simple = -1;
+    un_rings_clear(pa);
+    un_rings_clear(pb);
+    /* with holes, simple rings let bridging fill the holes the other
+     * operand cannot enter (bridge.c) */
+    if (a->nrings > 1 || b->nrings > 1) UN_TRY(both_simple(a, b, simple));
+    UN_TRY(un_poly_bridge(a, NULL, pa));
+    UN_TRY(un_poly_bridge(b, *simple == 1 ? pa : NULL, pb));
+    /* a again, without the holes b cannot enter (pb's components have the
+     * boxes of b's outer rings, holes filled or not) */
+    if (*simple == 1 && pa->nrings < a->nrings) {
+        un_rings_clear(pa);
+        UN_TRY(un_poly_bridge(a, pb, pa));
+    }
+    /* -b: a point reflection keeps the orientation */
+    if (flags & UN_MSUM_NFP) {
+        int32_t k;
+        for (k = 0; k < un_rings_npts(pb); k++) {
+            pb->pts[k].x = -pb->pts[k].x;
+            pb->pts[k].y = -pb->pts[k].y;
+        }
+    }
+    return UN_OK;
+}
+
 un_status un_msum_rings(un_arr *w, const un_rings *a, const un_rings *b, int flags, un_rings *out)
 {
     un_rings pa, pb;
     un_seg *segs = NULL;
-    int32_t nseg = 0, cap = 0, k;
-    int simple_a, simple_b;
+    int32_t nseg = 0, cap = 0;
+    int simple;
     tri_set tris;
     un_verifier vf;
     un_status s;
@@ -341,13 +378,7 @@ un_status un_msum_rings(un_arr *w, const un_rings *a, const un_rings *b, int fla
     un_rings_init(&pb);
     memset(&tris, 0, sizeof tris);
     un_rings_clear(out);
-    if ((s = un_poly_bridge(a, &pa)) != UN_OK) goto done;
-    if ((s = un_poly_bridge(b, &pb)) != UN_OK) goto done;
-    /* -b: a point reflection keeps the orientation */
-    for (k = 0; (flags & UN_MSUM_NFP) && k < un_rings_npts(&pb); k++) {
-        pb.pts[k].x = -pb.pts[k].x;
-        pb.pts[k].y = -pb.pts[k].y;
-    }
+    if ((s = un_sum_operands(a, b, flags, &pa, &pb, &simple)) != UN_OK) goto done;
     /* two convex rings: no arrangement needed */
     if (pa.nrings == 1 && pb.nrings == 1 && is_convex(pa.pts, pa.start[1]) && is_convex(pb.pts, pb.start[1])) {
         s = convex_sum(pa.pts, pa.start[1], pb.pts, pb.start[1], out);
@@ -362,9 +393,8 @@ un_status un_msum_rings(un_arr *w, const un_rings *a, const un_rings *b, int fla
     vf.inside_near = tri_inside_near;
     vf.ctx = &tris;
     vf.deep = 0;
-    if ((s = un_rings_simple(a, &simple_a)) != UN_OK) goto done;
-    if ((s = un_rings_simple(b, &simple_b)) != UN_OK) goto done;
-    s = simple_a && simple_b ? convolve_all(w, &pa, &pb, 1, &vf, &segs, &nseg, &cap) : UN_EINTERNAL;
+    if (simple < 0 && (s = both_simple(a, b, &simple)) != UN_OK) goto done;
+    s = simple ? convolve_all(w, &pa, &pb, 1, &vf, &segs, &nseg, &cap) : UN_EINTERNAL;
     if (s == UN_EINTERNAL) {
         /* rings that meet (or, defensively, faces that did not close):
          * the full convolution's winding numbers need no such promise */

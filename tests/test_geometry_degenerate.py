@@ -216,6 +216,26 @@ def test_nfp_of_polygon_whose_hole_touches_its_boundary():
     assert feasible_positions_in(regions, (1.5, 4.9))
 
 
+def test_nfp_of_plates_with_holes_the_other_cannot_enter():
+    """A plate with rivet holes and slots, and a piece with holes of its own
+    (the bridging fills the holes the other polygon cannot enter before
+    summing): in both orders the nfp equals the Minkowski oracle's, which
+    keeps every hole.  The piece fits the last hole with 1/8 to spare, so
+    that hole must stay a hole of the nfp.  (Dyadic sizes: exact on the
+    grid.)"""
+    plate = [B(0, 0, 10, 8), B(1, 1, 0.5, 0.5)[::-1], B(3, 1, 0.5, 0.5)[::-1],
+             B(1, 3, 0.375, 4)[::-1], B(5, 3, 3.125, 2.125)[::-1]]
+    piece = [np.array([[0, 0], [3, 0], [3, 2], [1.5, 1], [0, 2]], float), B(1.25, 0.25, 0.375, 0.25)[::-1]]
+    for a, b in ((plate, piece), (piece, plate)):
+        nfp = G.nfp(a, b)
+        oracle = O.minkowski_oracle(O.rings_to_geom(a), O.rings_to_geom(b))
+        assert O.rings_to_geom(nfp).symmetric_difference(oracle).area < 1e-9
+    nfp = G.nfp(plate, piece)
+    inner = [r for r in nfp if O.signed_area(r) < 0]
+    assert len(inner) == 1 and O.signed_area(inner[0]) == pytest.approx(-0.125 ** 2)
+    assert not strictly_in(nfp, (5.0625, 3.0625))
+
+
 def test_lock_and_key():
     """A U-shaped lock with a 1 x 1 notch and a T-shaped key whose stem
     fills it: the key's only position in the 3 x 3 box is (0, 2); in a 3 x 4

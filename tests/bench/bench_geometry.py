@@ -5,7 +5,8 @@ fetched by ``tests/corpus.py`` into a cache outside the repository): faces
 that share texture-vertex indices form an island, its outline is
 ``uvnest.geometry.outline`` and it is reduced to N vertices with
 ``uvnest.geometry.simplify`` (tolerance 0, budget N).  Concave islands (area
-below 90 % of the convex hull) with at least N outline vertices are used;
+below 90 % of the convex hull) with at least N outline vertices are used,
+each shape once (the models share texture layouts, so outlines repeat);
 for N beyond the largest real outlines, the largest real outlines are
 densified (every edge subdivided, the new points moved by 0.2 % of the
 island's size so that they are not collinear) and then reduced to N.
@@ -134,9 +135,16 @@ def hull_area(pts: np.ndarray) -> float:
     return abs(ring_area(np.array(lower[:-1] + upper[:-1])))
 
 
+def shape_key(rings: List[np.ndarray]) -> Tuple[float, ...]:
+    """The same key for islands that are one shape moved and scaled (models
+    of the corpus share texture layouts, so many outlines repeat)."""
+    return tuple(np.round(np.vstack(normalize(rings, 1.0)), 4).ravel())
+
+
 def real_outlines(paths: Sequence[str]) -> List[List[np.ndarray]]:
-    """Concave island outlines (one outer ring, holes allowed), largest first."""
-    out = []
+    """Distinct concave island outlines (one outer ring, holes allowed),
+    largest first."""
+    out, seen = [], set()
     for path in paths:
         uv, faces = read_obj(path)
         if not faces:
@@ -151,8 +159,9 @@ def real_outlines(paths: Sequence[str]) -> List[List[np.ndarray]]:
                 continue
             area = sum(ring_area(r) for r in rings)
             h = hull_area(np.vstack(rings))
-            if h <= 0 or area <= 0 or area > 0.9 * h:
+            if h <= 0 or area <= 0 or area > 0.9 * h or shape_key(rings) in seen:
                 continue
+            seen.add(shape_key(rings))
             out.append(rings)
     out.sort(key=lambda rs: -sum(len(r) for r in rs))
     return out
@@ -286,7 +295,7 @@ def main(argv=None) -> int:
         source = f"synthetic star polygons ({origin})"
         outlines = synthetic_outlines()
     else:
-        source = f"{len(outlines)} concave islands of {len(paths)} homedecor models ({origin})"
+        source = f"{len(outlines)} distinct concave islands of {len(paths)} homedecor models ({origin})"
     print(f"islands: {source}")
     sizes = [16, 32, 64, 128] if args.quick else [16, 32, 64, 128, 256]
     counts = [10, 50, 200] if args.quick else [10, 25, 50, 100, 200, 400]

@@ -68,7 +68,7 @@ static void test_bridge_holes(void)
     tu_add(&r, h3, 4);
     tu_add_rev(&r, comp2, 4);
     want2 = 2 * (200 - 16 - 8 - 4) + 2 * 16;
-    CHECK_OK(un_poly_bridge(&r, &out));
+    CHECK_OK(un_poly_bridge(&r, NULL, &out));
     CHECK_EQ(out.nrings, 2);
     CHECK_EQ(tu_rings_area2(&out), want2);
     if (out.nrings == 2) {
@@ -93,7 +93,7 @@ static void test_bridge_holes(void)
         tu_add_rev(&r, t, 3);
         tu_add_rev(&r, a, 4);
         tu_add_rev(&r, b, 4);
-        CHECK_OK(un_poly_bridge(&r, &out));
+        CHECK_OK(un_poly_bridge(&r, NULL, &out));
         CHECK_EQ(out.nrings, 1);
         CHECK_EQ(tu_rings_area2(&out), 2 * (100 - 3 - 4 - 4));
         if (out.nrings == 1) check_triangulation(out.pts, out.start[1], tu_rings_area2(&out));

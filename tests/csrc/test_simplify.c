@@ -41,7 +41,7 @@ static int contains(const un_rings *out, const un_rings *in)
     if (rings_cross(in, out, 0)) return 0;
     un_rings_init(&br);
     un_rings_init(&out3);
-    if (un_poly_bridge(in, &br) != UN_OK || un_rings_copy(&out3, out) != UN_OK) abort();
+    if (un_poly_bridge(in, NULL, &br) != UN_OK || un_rings_copy(&out3, out) != UN_OK) abort();
     for (i = 0; i < un_rings_npts(&out3); i++) { out3.pts[i].x *= 3; out3.pts[i].y *= 3; }
     for (k = 0; k < br.nrings && ok; k++) {
         const un_pt *p = br.pts + br.start[k];
