@@ -346,13 +346,20 @@ un_status un_sum_operands(const un_rings *a, const un_rings *b, int flags, un_ri
     /* with holes, simple rings let bridging fill the holes the other
      * operand cannot enter (bridge.c) */
     if (a->nrings > 1 || b->nrings > 1) UN_TRY(both_simple(a, b, simple));
-    UN_TRY(un_poly_bridge(a, NULL, pa));
-    UN_TRY(un_poly_bridge(b, *simple == 1 ? pa : NULL, pb));
-    /* a again, without the holes b cannot enter (pb's components have the
-     * boxes of b's outer rings, holes filled or not) */
-    if (*simple == 1 && pa->nrings < a->nrings) {
-        un_rings_clear(pa);
-        UN_TRY(un_poly_bridge(a, pb, pa));
+    {
+        /* the operand with fewer rings first (bridging nests rings, which
+         * is quadratic in their number), then the other against it, then
+         * the first again if it had holes (the second's bridged rings have
+         * the boxes of its outer rings, holes filled or not) */
+        int a_first = a->nrings <= b->nrings;
+        const un_rings *x = a_first ? a : b, *y = a_first ? b : a;
+        un_rings *px = a_first ? pa : pb, *py = a_first ? pb : pa;
+        UN_TRY(un_poly_bridge(x, NULL, px));
+        UN_TRY(un_poly_bridge(y, *simple == 1 ? px : NULL, py));
+        if (*simple == 1 && px->nrings < x->nrings) {
+            un_rings_clear(px);
+            UN_TRY(un_poly_bridge(x, py, px));
+        }
     }
     /* -b: a point reflection keeps the orientation */
     if (flags & UN_MSUM_NFP) {
