@@ -214,15 +214,8 @@ un_status un_rings_orient(un_rings *r, int8_t *hole)
 /* Width and height of ring k's bounding box. */
 static un_pt ring_extent(const un_rings *r, int32_t k)
 {
-    un_pt lo = r->pts[r->start[k]], hi = lo, e;
-    int32_t i;
-    for (i = r->start[k] + 1; i < r->start[k + 1]; i++) {
-        un_pt p = r->pts[i];
-        if (p.x < lo.x) lo.x = p.x;
-        if (p.x > hi.x) hi.x = p.x;
-        if (p.y < lo.y) lo.y = p.y;
-        if (p.y > hi.y) hi.y = p.y;
-    }
+    un_pt lo, hi, e;
+    un_pts_bbox(r->pts + r->start[k], r->start[k + 1] - r->start[k], &lo, &hi);
     e.x = hi.x - lo.x;
     e.y = hi.y - lo.y;
     return e;

@@ -124,6 +124,8 @@ static inline int32_t un_rings_npts(const un_rings *r)
 /* Twice the signed area of ring k (exact; positive for counter-clockwise). */
 double un_ring_area2(const un_rings *r, int32_t k);
 void   un_rings_bbox(const un_rings *r, un_pt *lo, un_pt *hi);
+/* Bounding box of points p[0..n) (empty: lo = INT64_MAX, hi = INT64_MIN). */
+void   un_pts_bbox(const un_pt *p, int32_t n, un_pt *lo, un_pt *hi);
 /* Drop repeated points, zero-length edges and straight vertices, and (unless
  * keep_spikes) spikes where a ring doubles back; drop rings left with fewer
  * than 3 points (keep_spikes: fewer than 1). */

@@ -138,18 +138,22 @@ double un_ring_area2(const un_rings *r, int32_t k)
     return acc;
 }
 
-void un_rings_bbox(const un_rings *r, un_pt *lo, un_pt *hi)
+void un_pts_bbox(const un_pt *p, int32_t n, un_pt *lo, un_pt *hi)
 {
-    int32_t i, n = un_rings_npts(r);
+    int32_t i;
     lo->x = lo->y = INT64_MAX;
     hi->x = hi->y = INT64_MIN;
     for (i = 0; i < n; i++) {
-        un_pt p = r->pts[i];
-        if (p.x < lo->x) lo->x = p.x;
-        if (p.y < lo->y) lo->y = p.y;
-        if (p.x > hi->x) hi->x = p.x;
-        if (p.y > hi->y) hi->y = p.y;
+        if (p[i].x < lo->x) lo->x = p[i].x;
+        if (p[i].y < lo->y) lo->y = p[i].y;
+        if (p[i].x > hi->x) hi->x = p[i].x;
+        if (p[i].y > hi->y) hi->y = p[i].y;
     }
+}
+
+void un_rings_bbox(const un_rings *r, un_pt *lo, un_pt *hi)
+{
+    un_pts_bbox(r->pts, un_rings_npts(r), lo, hi);
 }
 
 /* Remove repeated points and straight vertices (and spikes, where the ring

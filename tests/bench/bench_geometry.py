@@ -159,9 +159,10 @@ def real_outlines(paths: Sequence[str]) -> List[List[np.ndarray]]:
                 continue
             area = sum(ring_area(r) for r in rings)
             h = hull_area(np.vstack(rings))
-            if h <= 0 or area <= 0 or area > 0.9 * h or shape_key(rings) in seen:
+            key = shape_key(rings)
+            if h <= 0 or area <= 0 or area > 0.9 * h or key in seen:
                 continue
-            seen.add(shape_key(rings))
+            seen.add(key)
             out.append(rings)
     out.sort(key=lambda rs: -sum(len(r) for r in rs))
     return out
