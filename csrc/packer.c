@@ -75,6 +75,8 @@ struct un_packer {
     un_pack_stats   st;
     un_packer      *side;         /* the side search (see below), or NULL */
     int32_t         side_started; /* start_side ran (whether or not it made one) */
+    int32_t         no_boxes;     /* a packer another runs: it tries no box layouts */
+    int32_t         boxes_due;    /* box layouts are to be tried on the next move */
 };
 
 static un_status grow_islands(un_packer *pk)
@@ -980,10 +982,11 @@ static un_status start_layout(un_packer *pk, volatile int *cancel)
  *
  * The side search gets a share of the work (collision-free regions
  * computed: the share then holds however costly each search's moves are,
- * and stays deterministic): three quarters while it holds the best layout,
- * half while its best container is within SIDE_CLOSE of the best, SIDE_FAR
- * when it is further behind (islands that gain from turning or from (r, f):
- * the main search needs the time), and SIDE_CACHE_SHARE of the cache
+ * and stays deterministic): three quarters while it is ahead of the main
+ * search, half while its best container is within SIDE_CLOSE of the main
+ * search's, SIDE_FAR when it is further behind (islands that gain from
+ * turning or from (r, f): the main search needs the time; a box layout
+ * kept as the best does not count), and SIDE_CACHE_SHARE of the cache
  * budget.  Whenever its best layout beats the best, that layout (checked
  * again here) becomes the best.  The main search goes on below its own
  * best container, main_L, as if alone: it cannot express the side search's
@@ -1012,7 +1015,7 @@ static int side_turn(const un_packer *pk)
     const un_packer *sub = pk->side;
     double share;
     if (!sub) return 0;
-    share = sub->best_L <= pk->best_L ? 0.75 : sub->best_L <= SIDE_CLOSE * pk->best_L ? 0.5 : SIDE_FAR;
+    share = sub->best_L <= pk->main_L ? 0.75 : sub->best_L <= SIDE_CLOSE * pk->main_L ? 0.5 : SIDE_FAR;
     return total_work(sub) * (1 - share) < share * (double)pk->E.work;
 }
 
@@ -1045,17 +1048,42 @@ static int side_kind(const un_packer *pk)
                : SIDE_NONE;
 }
 
+/* A packer of its own over the same islands (and locked islands) with
+ * options o, not started. */
+static un_status new_sub_packer(const un_packer *pk, const un_pack_options *o, un_packer **out)
+{
+    const un_engine *E = &pk->E;
+    un_packer *sub;
+    int32_t k;
+    un_status s = un_packer_new(o, &sub);
+    *out = NULL;
+    if (s != UN_OK) return s;
+    sub->no_boxes = 1;   /* only the packer the caller made tries boxes */
+    for (k = 0; k < E->n && s == UN_OK; k++) s = un_packer_add_island(sub, &E->isl[k].outline, E->isl[k].area);
+    /* locked islands: already relative to the target's corner */
+    if (s == UN_OK && E->nlocked) s = UN_RESERVE(sub->E.locked, sub->cap_locked, E->nlocked);
+    for (k = 0; k < E->nlocked && s == UN_OK; k++) {
+        s = copy_frings(sub->E.locked + k, E->locked + k);
+        sub->E.nlocked++;   /* counted even if the copy failed: freed with sub */
+    }
+    if (s != UN_OK) {
+        un_packer_free(sub);
+        return s;
+    }
+    *out = sub;
+    return UN_OK;
+}
+
 /* Start the side search.  The as-given search starts with the main one
  * (its first layout may be the better first layout); the contact search,
  * whose placements cost more, on the first move, so that it never delays
  * the first layout. */
 static un_status start_side(un_packer *pk, volatile int *cancel, int *improved)
 {
-    const un_engine *E = &pk->E;
     const double as_given = 0;
     un_pack_options o = pk->opt;
     un_packer *sub;
-    int32_t k, kind = side_kind(pk);
+    int32_t kind = side_kind(pk);
     un_status s;
     pk->side_started = 1;
     if (kind == SIDE_NONE) return UN_OK;
@@ -1066,17 +1094,9 @@ static un_status start_side(un_packer *pk, volatile int *cancel, int *improved)
         o.flip = 0;
     }
     o.cache_bytes = SIDE_CACHE_SHARE * pk->opt.cache_bytes;
-    if ((s = un_packer_new(&o, &sub)) != UN_OK) return s;
+    if ((s = new_sub_packer(pk, &o, &sub)) != UN_OK) return s;
     sub->E.contact = kind == SIDE_CONTACT;
-    for (k = 0; k < E->n && s == UN_OK; k++) s = un_packer_add_island(sub, &E->isl[k].outline, E->isl[k].area);
-    /* locked islands: already relative to the target's corner */
-    if (s == UN_OK && E->nlocked) s = UN_RESERVE(sub->E.locked, sub->cap_locked, E->nlocked);
-    for (k = 0; k < E->nlocked && s == UN_OK; k++) {
-        s = copy_frings(sub->E.locked + k, E->locked + k);
-        sub->E.nlocked++;   /* counted even if the copy failed: freed with sub */
-    }
-    if (s == UN_OK) s = un_packer_start(sub, cancel);
-    if (s != UN_OK) {
+    if ((s = un_packer_start(sub, cancel)) != UN_OK) {
         un_packer_free(sub);
         /* islands that fit only turned: no as-given search */
         return s == UN_ENOFIT ? UN_OK : s;
@@ -1084,6 +1104,53 @@ static un_status start_side(un_packer *pk, volatile int *cancel, int *improved)
     un_nfpcache_set_budget(pk->E.cache, (size_t)((1 - SIDE_CACHE_SHARE) * pk->opt.cache_bytes));
     pk->side = sub;
     return adopt_side(pk, improved);
+}
+
+/* The skyline's layout of the islands' bounding rectangles (what shape
+ * box packs, a few milliseconds) with options o, kept as the best when it
+ * beats it. */
+static un_status try_boxes(un_packer *pk, un_pack_options o, volatile int *cancel, int *improved)
+{
+    un_packer *sub;
+    un_status s;
+    o.box = 1;
+    o.cache_bytes = 1 << 20;   /* the skyline computes no regions */
+    if ((s = new_sub_packer(pk, &o, &sub)) != UN_OK) return s;
+    s = un_packer_start(sub, cancel);
+    pk->st.rejected += sub->st.rejected;   /* a box layout that broke the rules */
+    if (s == UN_OK && sub->best_L < pk->best_L) s = keep_layout(pk, sub->best, sub->best_L, improved);
+    un_packer_free(sub);
+    /* islands whose boxes do not fit at any scale the skyline tries */
+    return s == UN_ENOFIT ? UN_OK : s;
+}
+
+/* On the first move, box layouts become the best when they beat it:
+ * islands whose boxes tile well (strips, panels) pack that way tighter
+ * than the search has got by then.  The boxes at the orientations the
+ * search starts from (with rotation any each island's minimal box, and its
+ * quarter turns when the step divides them), and with rotation any also as
+ * given.  Not on the first layout, which stays the bottom-left fill; not
+ * with locked islands (the skyline knows nothing of them), a fixed scale,
+ * or more islands than are bisected at the start (there the skyline falls
+ * behind the quick fills). */
+static int box_layouts_due(const un_packer *pk)
+{
+    return !pk->no_boxes && !pk->opt.box && !(pk->opt.fixed_scale > 0) && !pk->E.nlocked &&
+           pk->E.n <= BISECT_AT_START;
+}
+
+static un_status try_box_layouts(un_packer *pk, volatile int *cancel, int *improved)
+{
+    const double as_given = 0;
+    un_pack_options o = pk->opt;
+    un_status s;
+    pk->boxes_due = 0;
+    if ((s = try_boxes(pk, o, cancel, improved)) != UN_OK || !pk->opt.align) return s;
+    o.nangles = 1;
+    o.angles = &as_given;
+    o.align = 0;
+    o.flip = 0;
+    return try_boxes(pk, o, cancel, improved);
 }
 
 /* One move of the side search. */
@@ -1107,6 +1174,7 @@ un_status un_packer_start(un_packer *pk, volatile int *cancel)
     s = start_layout(pk, cancel);
     /* the contact search starts on the first move (see start_side) */
     if (s == UN_OK && side_kind(pk) != SIDE_CONTACT) s = start_side(pk, cancel, &improved);
+    pk->boxes_due = s == UN_OK && box_layouts_due(pk);
     if (s != UN_OK) pk->have_best = 0;
     return s;
 }
@@ -1177,6 +1245,7 @@ un_status un_packer_run(un_packer *pk, int64_t moves, volatile int *cancel, int 
         if (cancel && *cancel) return UN_ECANCELLED;
         pk->st.moves++;
         if (!pk->side_started) { s = start_side(pk, cancel, improved); continue; }
+        if (pk->boxes_due) { s = try_box_layouts(pk, cancel, improved); continue; }
         if (side_turn(pk)) { s = side_move(pk, cancel, improved); continue; }
         if (pk->bisecting) { s = bisect_step(pk, improved); continue; }
         if (pk->redecode) { s = try_scale(pk, pk->E.L, 0); continue; }

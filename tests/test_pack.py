@@ -764,6 +764,26 @@ def test_rotation_any_base_is_the_minimal_bounding_box(step):
 
 # --------------------------------------------------- result consistency
 
+@pytest.mark.parametrize("rotation", ["none", "any"])
+def test_box_layouts_are_kept_when_they_beat_the_first_fill(rotation):
+    """Twelve axis-aligned strips: their bounding boxes are the strips
+    themselves, so shape box packs exactly what the engine's box layouts
+    do.  The bottom-left fill (the first layout) packs them worse; after
+    the first moves (the side search's start, then the box layouts) the
+    best is at least as good as shape box's, and valid."""
+    rng = np.random.default_rng(0)
+    uvs, faces = _rects([(rng.uniform(0.6, 1.0), rng.uniform(0.05, 0.2), 0.0) for _ in range(12)])
+    opts = dict(margin=0.01, rotation=rotation)
+    box = uvnest.pack(uvs, faces, shape="box", **opts)
+    packer = uvnest.Packer(uvs, faces, **opts)
+    first = packer.best.coverage
+    assert first < box.coverage - 0.02, "the fill packs the strips as well as boxes: the test shows nothing"
+    packer.step(seconds=None, iterations=2)
+    assert packer.best.coverage >= box.coverage - 1e-12, (first, box.coverage, packer.best.coverage)
+    assert packer.stats["rejected"] == 0
+    assert_valid(packer.best, uvs, faces, margin=0.01, rotation=rotation)
+
+
 def test_result_is_consistent_and_input_untouched():
     uvs, faces = _concave_set(91, 6)
     faces_arr = [np.array(f, dtype=np.int64) for f in faces]
