@@ -16,7 +16,8 @@
  * the search restarts from the best layout with a small step and a reheat,
  * so it keeps improving for as long as it runs.  With free rotation a
  * second search keeps every island as given, interleaved (see "the
- * as-given search" below).
+ * as-given search" below).  On the first moves, box layouts (the skyline
+ * of shape box) are tried as well (see try_box_layouts).
  */
 #include "uvnest.h"
 #include "engine.h"
@@ -1124,7 +1125,7 @@ static un_status try_boxes(un_packer *pk, un_pack_options o, volatile int *cance
     return s == UN_ENOFIT ? UN_OK : s;
 }
 
-/* On the first move, box layouts become the best when they beat it:
+/* On one of the first moves, box layouts become the best when they beat it:
  * islands whose boxes tile well (strips, panels) pack that way tighter
  * than the search has got by then.  The boxes at the orientations the
  * search starts from (with rotation any each island's minimal box, and its
@@ -1143,14 +1144,17 @@ static un_status try_box_layouts(un_packer *pk, volatile int *cancel, int *impro
 {
     const double as_given = 0;
     un_pack_options o = pk->opt;
-    un_status s;
-    pk->boxes_due = 0;
-    if ((s = try_boxes(pk, o, cancel, improved)) != UN_OK || !pk->opt.align) return s;
-    o.nangles = 1;
-    o.angles = &as_given;
-    o.align = 0;
-    o.flip = 0;
-    return try_boxes(pk, o, cancel, improved);
+    un_status s = try_boxes(pk, o, cancel, improved);
+    if (s == UN_OK && pk->opt.align) {
+        o.nangles = 1;
+        o.angles = &as_given;
+        o.align = 0;
+        o.flip = 0;
+        s = try_boxes(pk, o, cancel, improved);
+    }
+    /* cancelled: again on the next move */
+    pk->boxes_due = s == UN_ECANCELLED;
+    return s;
 }
 
 /* One move of the side search. */
