@@ -530,8 +530,9 @@ un_skyline *un_skyline_new(void);
 void        un_skyline_free(un_skyline *s);
 un_status   un_skyline_reset(un_skyline *s, double W, double H);
 /* Lowest, then leftmost place for a w x h rectangle (or h x w when rot);
- * 0 when it does not fit. */
-int         un_skyline_place(un_skyline *s, double w, double h, int rot, double *x, double *y, int *rotated);
+ * with fit, the place leaving the least area empty under it first; 0 when
+ * it does not fit. */
+int         un_skyline_place(un_skyline *s, double w, double h, int rot, int fit, double *x, double *y, int *rotated);
 /* Record a rectangle placed at (x, y). */
 un_status   un_skyline_add(un_skyline *s, double x, double y, double w, double h);
 

@@ -683,7 +683,7 @@ static un_status run_fixed(un_packer *pk, int64_t moves, volatile int *cancel, i
 /* Skyline bottom-left of the islands' bounding rectangles (at their base
  * orientation, or turned a quarter) at scale L, in order `ord`; fills the
  * placements when everything fits. */
-static un_status box_fill(un_packer *pk, double L, const int32_t *ord, int *ok)
+static un_status box_fill(un_packer *pk, double L, const int32_t *ord, int fit, int *ok)
 {
     un_engine *E = &pk->E;
     un_skyline *sk = un_skyline_new();
@@ -706,7 +706,7 @@ static un_status box_fill(un_packer *pk, double L, const int32_t *ord, int *ok)
         un_island_bbox(&E->os, E->isl + k, 0, 1, E->q, &lo, &hi);
         w = (double)(hi.x - lo.x) * E->q + 2 * grow;
         h = (double)(hi.y - lo.y) * E->q + 2 * grow;
-        if (!un_skyline_place(sk, w, h, quarter > 0, &x, &y, &rot)) goto done;
+        if (!un_skyline_place(sk, w, h, quarter > 0, fit, &x, &y, &rot)) goto done;
         if ((s = un_skyline_add(sk, x, y, rot ? h : w, rot ? w : h)) != UN_OK) goto done;
         o = rot ? quarter : 0;
         un_island_bbox(&E->os, E->isl + k, o, 1, E->q, &lo, &hi);
@@ -725,6 +725,8 @@ done:
     return s;
 }
 
+#define BOX_ORDERS 6   /* the orders box_key sorts by */
+
 typedef struct {
     const un_engine *E;
     int key;
@@ -737,7 +739,14 @@ static double box_key(const un_engine *E, int32_t k, int key)
     un_island_bbox(&E->os, E->isl + k, 0, 1, E->q, &lo, &hi);
     w = (double)(hi.x - lo.x);
     h = (double)(hi.y - lo.y);
-    return key == 0 ? h : key == 1 ? w : key == 2 ? w * h : (w > h ? w : h);
+    switch (key) {
+    case 0: return h;
+    case 1: return w;
+    case 2: return w * h;
+    case 3: return w > h ? w : h;
+    case 4: return w + h;
+    default: return w < h ? w : h;
+    }
 }
 
 static int cmp_box(int32_t a, int32_t b, const void *vctx)
@@ -748,9 +757,10 @@ static int cmp_box(int32_t a, int32_t b, const void *vctx)
     return a < b ? -1 : (a > b);
 }
 
-/* Box packing: for four orders (tallest, widest, largest, longest side
- * first), the smallest scale at which the skyline fits everything; the
- * best of them. */
+/* Box packing: for six orders (tallest, widest, largest, longest side,
+ * largest perimeter, longest short side first), each with the skyline's
+ * bottom-left and best-fit rules, the smallest scale at which the skyline
+ * fits everything; the best of them. */
 static un_status start_box(un_packer *pk, double L_area)
 {
     un_engine *E = &pk->E;
@@ -758,21 +768,22 @@ static un_status start_box(un_packer *pk, double L_area)
     int32_t key, i, tries;
     un_status s = UN_OK;
     if (!ord || !tmp) { free(ord); free(tmp); return UN_ENOMEM; }
-    for (key = 0; key < 4 && s == UN_OK; key++) {
+    for (key = 0; key < 2 * BOX_ORDERS && s == UN_OK; key++) {
         box_ctx c;
+        int fit = key >= BOX_ORDERS;
         double lo = L_area, hi = L_area * 1.02;
         int ok = 0;
         c.E = E;
-        c.key = key;
+        c.key = key % BOX_ORDERS;
         for (i = 0; i < E->n; i++) ord[i] = i;
         un_sort_idx(ord, E->n, cmp_box, &c, tmp);
         for (tries = 0; tries < 200 && s == UN_OK; tries++, lo = hi, hi *= 1.1)
             if (pk->have_best && hi >= pk->best_L) break;
-            else if ((s = box_fill(pk, hi, ord, &ok)) != UN_OK || ok) break;
+            else if ((s = box_fill(pk, hi, ord, fit, &ok)) != UN_OK || ok) break;
         if (pk->have_best && hi > pk->best_L) hi = pk->best_L;
         while (s == UN_OK && hi - lo > 0.001 * hi) {
             double mid = 0.5 * (lo + hi);
-            if ((s = box_fill(pk, mid, ord, &ok)) != UN_OK) break;
+            if ((s = box_fill(pk, mid, ord, fit, &ok)) != UN_OK) break;
             if (ok) hi = mid; else lo = mid;
         }
     }

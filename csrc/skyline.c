@@ -6,8 +6,10 @@
  * horizontal segments from x = 0 to the container's width.  A rectangle may
  * rest with its left side on any segment's start; it sits on the highest
  * segment below it.  Among all such places (both orientations) the lowest,
- * then the leftmost, wins.  The skyline then gets a segment at the
- * rectangle's top, replacing what it covers.
+ * then the leftmost, wins; or, by the best-fit rule (stb_rect_pack's
+ * "best fit" skyline heuristic), the one that leaves the least area empty
+ * under the rectangle, then the lowest, then the leftmost.  The skyline
+ * then gets a segment at the rectangle's top, replacing what it covers.
  */
 #include "internal.h"
 
@@ -57,20 +59,35 @@ static double rest_height(const un_skyline *s, int32_t i, double w)
     return y;
 }
 
-int un_skyline_place(un_skyline *s, double w, double h, int rot, double *x, double *y, int *rotated)
+/* Area left empty under a w-wide rectangle resting at height y with its
+ * left side at node i's start. */
+static double waste_under(const un_skyline *s, int32_t i, double w, double y)
+{
+    double x = s->nd[i].x, end = x + w, waste = 0;
+    int32_t j;
+    for (j = i; j < s->n && s->nd[j].x < end; j++) {
+        double b = s->nd[j].x + s->nd[j].w;
+        waste += (y - s->nd[j].y) * ((b < end ? b : end) - s->nd[j].x);
+    }
+    return waste;
+}
+
+int un_skyline_place(un_skyline *s, double w, double h, int rot, int fit, double *x, double *y, int *rotated)
 {
     int32_t i, best = -1, o;
-    double by = 0, bx = 0;
+    double by = 0, bx = 0, bw = 0;
     int brot = 0;
     for (o = 0; o < (rot ? 2 : 1); o++) {
         double rw = o ? h : w, rh = o ? w : h;
         for (i = 0; i < s->n; i++) {
-            double ry = rest_height(s, i, rw);
+            double ry = rest_height(s, i, rw), waste;
             if (ry < 0 || ry + rh > s->H) continue;
-            if (best < 0 || ry < by || (ry == by && s->nd[i].x < bx)) {
+            waste = fit ? waste_under(s, i, rw, ry) : 0;
+            if (best < 0 || waste < bw || (waste == bw && (ry < by || (ry == by && s->nd[i].x < bx)))) {
                 best = i;
                 by = ry;
                 bx = s->nd[i].x;
+                bw = waste;
                 brot = o;
             }
         }

@@ -544,36 +544,64 @@ static void test_skyline_basic(void)
     CHECK(s != NULL);
     if (!s) return;
     CHECK_OK(un_skyline_reset(s, 10, 10));
-    CHECK(un_skyline_place(s, 4, 2, 0, &x, &y, &rot) && x == 0 && y == 0 && rot == 0);
+    CHECK(un_skyline_place(s, 4, 2, 0, 0, &x, &y, &rot) && x == 0 && y == 0 && rot == 0);
     CHECK_OK(un_skyline_add(s, 0, 0, 4, 2));
-    CHECK(un_skyline_place(s, 6, 3, 0, &x, &y, &rot) && x == 4 && y == 0);
+    CHECK(un_skyline_place(s, 6, 3, 0, 0, &x, &y, &rot) && x == 4 && y == 0);
     CHECK_OK(un_skyline_add(s, 4, 0, 6, 3));
-    CHECK(un_skyline_place(s, 3, 1, 1, &x, &y, &rot) && x == 0 && y == 2 && rot == 0);
+    CHECK(un_skyline_place(s, 3, 1, 1, 0, &x, &y, &rot) && x == 0 && y == 2 && rot == 0);
     CHECK_OK(un_skyline_add(s, 0, 2, 3, 1));
     /* skyline now [0,3)@3 [3,4)@2 [4,10)@3: a 1-wide slot at x = 3 */
-    CHECK(un_skyline_place(s, 1, 5, 0, &x, &y, &rot) && x == 3 && y == 2);
+    CHECK(un_skyline_place(s, 1, 5, 0, 0, &x, &y, &rot) && x == 3 && y == 2);
     /* 2 x 9.5 only fits turned */
-    CHECK(un_skyline_place(s, 2, 9.5, 0, &x, &y, &rot) == 0);
-    CHECK(un_skyline_place(s, 2, 9.5, 1, &x, &y, &rot) && x == 0 && y == 3 && rot == 1);
-    CHECK(un_skyline_place(s, 11, 1, 1, &x, &y, &rot) == 0);
+    CHECK(un_skyline_place(s, 2, 9.5, 0, 0, &x, &y, &rot) == 0);
+    CHECK(un_skyline_place(s, 2, 9.5, 1, 0, &x, &y, &rot) && x == 0 && y == 3 && rot == 1);
+    CHECK(un_skyline_place(s, 11, 1, 1, 0, &x, &y, &rot) == 0);
     /* a rectangle added inside a segment splits it */
     CHECK_OK(un_skyline_reset(s, 10, 10));
     CHECK_OK(un_skyline_add(s, 2, 0, 3, 1)); /* [0,2)@0 [2,5)@1 [5,10)@0 */
-    CHECK(un_skyline_place(s, 2, 1, 0, &x, &y, &rot) && x == 0 && y == 0);
-    CHECK(un_skyline_place(s, 3, 1, 0, &x, &y, &rot) && x == 5 && y == 0);
-    CHECK(un_skyline_place(s, 6, 1, 0, &x, &y, &rot) && x == 0 && y == 1);
+    CHECK(un_skyline_place(s, 2, 1, 0, 0, &x, &y, &rot) && x == 0 && y == 0);
+    CHECK(un_skyline_place(s, 3, 1, 0, 0, &x, &y, &rot) && x == 5 && y == 0);
+    CHECK(un_skyline_place(s, 6, 1, 0, 0, &x, &y, &rot) && x == 0 && y == 1);
     CHECK_OK(un_skyline_add(s, 3, 1, 1, 2)); /* [0,2)@0 [2,3)@1 [3,4)@3 [4,5)@1 [5,10)@0 */
-    CHECK(un_skyline_place(s, 6, 1, 0, &x, &y, &rot) && x == 4 && y == 1);
+    CHECK(un_skyline_place(s, 6, 1, 0, 0, &x, &y, &rot) && x == 4 && y == 1);
     /* reset empties it */
     CHECK_OK(un_skyline_reset(s, 5, 20));
-    CHECK(un_skyline_place(s, 5, 20, 0, &x, &y, &rot) && x == 0 && y == 0);
-    CHECK(un_skyline_place(s, 5.5, 1, 0, &x, &y, &rot) == 0);
+    CHECK(un_skyline_place(s, 5, 20, 0, 0, &x, &y, &rot) && x == 0 && y == 0);
+    CHECK(un_skyline_place(s, 5.5, 1, 0, 0, &x, &y, &rot) == 0);
     un_skyline_free(s);
     un_skyline_free(NULL);
 }
 
+/* The best-fit rule: the place leaving the least area empty under the
+ * rectangle, where bottom-left takes the lowest. */
+static void test_skyline_best_fit(void)
+{
+    un_skyline *s = un_skyline_new();
+    double x = -1, y = -1;
+    int rot = -1;
+    CHECK(s != NULL);
+    if (!s) return;
+    CHECK_OK(un_skyline_reset(s, 10, 10));
+    CHECK_OK(un_skyline_add(s, 0, 0, 3, 2));
+    CHECK_OK(un_skyline_add(s, 4, 0, 6, 1)); /* [0,3)@2 [3,4)@0 [4,10)@1 */
+    /* a 3 x 1: at x = 3 it rests at 1 over the 1 x 1 pit, at x = 4 at 1
+     * on a flat segment, at x = 0 at 2 on a flat one */
+    CHECK(un_skyline_place(s, 3, 1, 0, 0, &x, &y, &rot) && x == 3 && y == 1);
+    CHECK(un_skyline_place(s, 3, 1, 0, 1, &x, &y, &rot) && x == 4 && y == 1);
+    /* turning allowed: of the places without waste the lowest, turned
+     * (1 x 3) into the pit */
+    CHECK(un_skyline_place(s, 3, 1, 1, 1, &x, &y, &rot) && x == 3 && y == 0 && rot == 1);
+    /* a 7 x 1 leaves area empty wherever it goes: at x = 0 5, at x = 3 1
+     * (the pit) */
+    CHECK(un_skyline_place(s, 7, 1, 0, 1, &x, &y, &rot) && x == 3 && y == 1);
+    CHECK(un_skyline_place(s, 11, 1, 0, 1, &x, &y, &rot) == 0);
+    un_skyline_free(s);
+}
+
 /* Random rectangles (integer sizes: exact arithmetic) until the container
- * is full: every placement is the brute-force one, inside, and overlaps no
+ * is full: every bottom-left placement is the brute-force one; by either
+ * rule a rectangle fits exactly when the brute force finds a place (the
+ * rules choose among the same places), and lies inside, overlapping no
  * earlier rectangle. */
 static void test_skyline_random(void)
 {
@@ -588,13 +616,14 @@ static void test_skyline_random(void)
         CHECK_OK(un_skyline_reset(s, W, H));
         for (attempt = 0; attempt < 400 && n < 400; attempt++) {
             double w = (double)tu_range(&seed, 1, 30), h = (double)tu_range(&seed, 1, 30), x, y, rx = 0, ry = 0;
-            int rot = (int)tu_range(&seed, 0, 1), turned = 0, rturned = 0;
-            int got = un_skyline_place(s, w, h, rot, &x, &y, &turned);
+            int rot = (int)tu_range(&seed, 0, 1), fit = trial % 2 && tu_range(&seed, 0, 1), turned = 0, rturned = 0;
+            int got = un_skyline_place(s, w, h, rot, fit, &x, &y, &turned);
             int want = ref_place(r, n, W, H, w, h, rot, &rx, &ry, &rturned);
             CHECK_EQ(got, want);
             if (!got || !want) continue;
-            CHECK_MSG(x == rx && y == ry && turned == rturned, "placed at (%g, %g)%s, expected (%g, %g)%s", x, y,
-                      turned ? " turned" : "", rx, ry, rturned ? " turned" : "");
+            if (!fit)
+                CHECK_MSG(x == rx && y == ry && turned == rturned, "placed at (%g, %g)%s, expected (%g, %g)%s", x, y,
+                          turned ? " turned" : "", rx, ry, rturned ? " turned" : "");
             if (turned) { double t = w; w = h; h = t; }
             CHECK(x >= 0 && y >= 0 && x + w <= W && y + h <= H);
             for (i = 0; i < n; i++)
@@ -1530,6 +1559,7 @@ int main(void)
     RUN(test_pow2_large_layer);
     RUN(test_pow2_invalid);
     RUN(test_skyline_basic);
+    RUN(test_skyline_best_fit);
     RUN(test_skyline_random);
     RUN(test_nfpcache_basic);
     RUN(test_nfpcache_eviction);

@@ -167,7 +167,7 @@ static oom_result run_skyline(long fail_at, const void *ctx)
     s = un_skyline_new();
     res.status = s ? un_skyline_reset(s, 10, 10) : UN_ENOMEM;
     for (k = 0; k < 12 && res.status == UN_OK; k++) {
-        if (!un_skyline_place(s, 1 + k % 3, 2, 1, &x, &y, &rot)) break;
+        if (!un_skyline_place(s, 1 + k % 3, 2, 1, k % 2, &x, &y, &rot)) break;
         res.sig[0] += x * (1 + k) + y;
         res.status = un_skyline_add(s, x, y, rot ? 2 : 1 + k % 3, rot ? 1 + k % 3 : 2);
     }
