@@ -680,9 +680,9 @@ static un_status run_fixed(un_packer *pk, int64_t moves, volatile int *cancel, i
 
 /* ------------------------------------------------------------ boxes */
 
-/* Skyline bottom-left of the islands' bounding rectangles (at their base
- * orientation, or turned a quarter) at scale L, in order `ord`; fills the
- * placements when everything fits. */
+/* Skyline of the islands' bounding rectangles (at their base orientation,
+ * or turned a quarter) at scale L, in order `ord`, by bottom-left or (fit)
+ * best fit; fills the placements when everything fits. */
 static un_status box_fill(un_packer *pk, double L, const int32_t *ord, int fit, int *ok)
 {
     un_engine *E = &pk->E;
