@@ -98,6 +98,7 @@ def signed_area(ring: np.ndarray) -> float:
 
 
 def counter_clockwise(ring: np.ndarray) -> Polygon2:
+    """``ring`` as float64, reversed if it runs clockwise."""
     ring = np.asarray(ring, dtype=np.float64)
     return ring if signed_area(ring) > 0 else ring[::-1].copy()
 
