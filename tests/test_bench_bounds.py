@@ -171,3 +171,17 @@ def test_real_packings_stay_below_the_pair_bound(seed):
     outlines, areas = [i.outline for i in islands], [i.area for i in islands]
     bound = pair_coverage_bound(outlines, areas, margin, seconds=10, known=coverage_bound(outlines, areas))
     assert res.coverage <= bound + 1e-9
+
+
+def test_islands_without_area_or_in_parts():
+    # no outer ring (an island of zero-area faces): no pieces, and no pair bound
+    assert convex_pieces([], 1.0, True) == []
+    assert pair_coverage_bound([[], [SQUARE]], [0.0, 1.0], 0.0, seconds=1, known=0.7) == 0.7
+    # two outer rings: the larger one stands for the island, with its own hole only
+    big = 2.0 * SQUARE
+    hole = np.array([[0.5, 0.5], [0.5, 1.5], [1.5, 1.5], [1.5, 0.5]])  # clockwise, inside `big`
+    far = SQUARE + [5.0, 0.0]
+    far_hole = np.array([[5.4, 0.4], [5.4, 0.6], [5.6, 0.6], [5.6, 0.4]])
+    pieces = convex_pieces([far, far_hole, big, hole], 0.5, True)  # the other island fits in `hole`
+    union = shapely.union_all([shapely.Polygon(p) for p in pieces])
+    assert union.equals(shapely.Polygon(big, [hole]))

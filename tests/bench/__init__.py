@@ -9,5 +9,5 @@ Modules:
 * ``peers_uvnest`` - ``uvnest.pack`` and the ``uvnest.Packer`` coverage-over-time curve;
 * ``corpus_islands``, ``puzzles``, ``synthetic`` - the inputs;
 * ``report``, ``run`` - results, markdown, plots, and the command line (``python -m tests.bench``);
-* ``bounds`` - the coverage no packer can exceed (the largest island alone), per homedecor model of a run.
+* ``bounds`` - the coverage no packer can exceed (the largest island alone, pairs of the largest), per homedecor model of a run.
 """

@@ -123,15 +123,19 @@ def convex_pieces(rings: Sequence[np.ndarray], other_area: float, other_connecte
     The rest is triangulated and neighbouring pieces are merged while their
     union stays convex (Hertel and Mehlhorn); the largest pieces are kept,
     up to ``keep_fraction`` of the area or ``max_pieces``.  Any subset of
-    the island serves the bound; more of it makes the bound tighter.
+    the island serves the bound; more of it makes the bound tighter, and an
+    island of several outer rings is represented by its largest.  An island
+    without area has no pieces.
     """
     import shapely
 
     outer = [r for r in rings if signed_area(r) > 0]
-    if len(outer) != 1:
-        raise ValueError(f"an island with {len(outer)} outer rings")
-    holes = [r for r in rings if signed_area(r) < 0 and not (other_connected and -signed_area(r) < other_area)]
-    poly = shapely.Polygon(outer[0], holes)
+    if not outer:
+        return []
+    shell = shapely.Polygon(max(outer, key=signed_area))
+    holes = [r for r in rings if signed_area(r) < 0 and not (other_connected and -signed_area(r) < other_area)
+             and shell.contains(shapely.Polygon(r).representative_point())]
+    poly = shapely.Polygon(shell.exterior.coords, holes)
     hull = poly.convex_hull
     if poly.area >= hull.area * (1 - 1e-12):
         return [counter_clockwise(np.asarray(hull.exterior.coords)[:-1])]
@@ -374,6 +378,8 @@ def pair_coverage_bound(outlines: Sequence[Sequence[np.ndarray]], areas: Sequenc
     for i, j in itertools.combinations(order, 2):
         ps = convex_pieces(outlines[i], areas[j], connected[j])
         qs = convex_pieces(outlines[j], areas[i], connected[i])
+        if not ps or not qs:
+            continue
         s_cap = 1.0 / max(smallest_square_side(outlines[i], rotate), smallest_square_side(outlines[j], rotate))
         s = pair_scale_bound(ps, qs, gap, min(s_cap, best_s), rotate, seconds, stop_at=best_s)
         best_s = min(best_s, s)
