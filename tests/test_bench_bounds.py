@@ -19,7 +19,8 @@ if __package__ in (None, ""):  # plain `pytest` puts tests/ first on sys.path, n
 
 import uvnest  # noqa: E402
 from tests.bench.bounds import (STEP_DEG, convex_pieces, coverage_bound, pair_coverage_bound,  # noqa: E402
-                                signed_area, smallest_square_side)
+                                smallest_square_side)
+from tests.geometry_oracle import signed_area  # noqa: E402
 
 
 def rotated(p: np.ndarray, deg: float) -> np.ndarray:

@@ -47,6 +47,8 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from ..geometry_oracle import signed_area
+
 #: Angle grid of the free-rotation search for the largest island (degrees).
 STEP_DEG = 0.05
 #: Seconds of branch and bound per pair of islands.
@@ -90,12 +92,6 @@ def coverage_bound(outlines: Sequence[Sequence[np.ndarray]], areas: Sequence[flo
 
 
 # ------------------------------------------------------------ convex pieces
-
-def signed_area(ring: np.ndarray) -> float:
-    """Shoelace area: positive for a counter-clockwise ring."""
-    r = np.asarray(ring, dtype=np.float64)
-    return 0.5 * float(np.sum(r[:, 0] * np.roll(r[:, 1], -1) - np.roll(r[:, 0], -1) * r[:, 1]))
-
 
 def counter_clockwise(ring: np.ndarray) -> Polygon2:
     """``ring`` as float64, reversed if it runs clockwise."""
@@ -374,13 +370,14 @@ def pair_coverage_bound(outlines: Sequence[Sequence[np.ndarray]], areas: Sequenc
     grow = 1 + 2 * CHECKER_TOL
     gap = max(margin - CHECKER_TOL, 0.0) / grow
     best_s = math.sqrt(known / total) if known < 1 else math.inf  # each island alone, unit tile
-    connected = [connected_interior(o) for o in outlines]
+    connected = {k: connected_interior(outlines[k]) for k in order}
+    side = {k: smallest_square_side(outlines[k], rotate) for k in order if len(outlines[k])}
     for i, j in itertools.combinations(order, 2):
         ps = convex_pieces(outlines[i], areas[j], connected[j])
         qs = convex_pieces(outlines[j], areas[i], connected[i])
         if not ps or not qs:
             continue
-        s_cap = 1.0 / max(smallest_square_side(outlines[i], rotate), smallest_square_side(outlines[j], rotate))
+        s_cap = 1.0 / max(side[i], side[j])
         s = pair_scale_bound(ps, qs, gap, min(s_cap, best_s), rotate, seconds, stop_at=best_s)
         best_s = min(best_s, s)
     return min(known, (grow * best_s) ** 2 * total)
