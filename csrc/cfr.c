@@ -757,7 +757,7 @@ static un_status geom_cfr(const un_frings *container, const un_frings *polys, in
     int32_t cap_scratch = 0;
     un_arr *w = ws ? ws : un_workspace_new();
     un_seg *segs = NULL;
-    int32_t cap = 0, i, nd;
+    int32_t cap = 0, i, nd, nobs = 0;
     un_pt lo, hi, dpts[UN_DISK_MAX_SIDES];
     int rect, empty;
     const un_frings **sets = NULL;
@@ -798,19 +798,23 @@ static un_status geom_cfr(const un_frings *container, const un_frings *polys, in
             }
             if ((s = un_msum_rings(w, &pl, &p, UN_MSUM_NFP | UN_MSUM_EXACT, nfps + i)) != UN_OK) goto done;
         }
-        obs[i].rings = nfps + i;
-        obs[i].r0 = 0;
-        obs[i].r1 = nfps[i].nrings;
-        un_rings_bbox(nfps + i, &obs[i].lo, &obs[i].hi);
+        /* an empty no-fit polygon (a piece or a placed polygon without
+         * area) blocks nothing */
+        if (nfps[i].nrings == 0) continue;
+        obs[nobs].rings = nfps + i;
+        obs[nobs].r0 = 0;
+        obs[nobs].r1 = nfps[i].nrings;
+        un_rings_bbox(nfps + i, &obs[nobs].lo, &obs[nobs].hi);
         {
             int found;
-            if ((s = un_core_find(nfps + i, 0, nfps[i].nrings, obs[i].lo, obs[i].hi, &scratch, &cap_scratch,
-                                  cores + i, &found)) != UN_OK)
+            if ((s = un_core_find(nfps + i, 0, nfps[i].nrings, obs[nobs].lo, obs[nobs].hi, &scratch,
+                                  &cap_scratch, cores + i, &found)) != UN_OK)
                 goto done;
-            obs[i].core = found ? cores + i : NULL;
+            obs[nobs].core = found ? cores + i : NULL;
         }
+        nobs++;
     }
-    if ((s = un_cfr_loops(w, rect ? NULL : &ifp, lo, hi, obs, nplaced, &segs, &cap)) != UN_OK) goto done;
+    if ((s = un_cfr_loops(w, rect ? NULL : &ifp, lo, hi, obs, nobs, &segs, &cap)) != UN_OK) goto done;
     s = regions_out(w, &g, out);
 done:
     for (i = 0; nfps && i < nplaced; i++) un_rings_free(nfps + i);

@@ -22,6 +22,9 @@ static double interior_max(const un_frings *result, const un_edgeindex *inside, 
 {
     double lo[2] = {HUGE_VAL, HUGE_VAL}, hi[2] = {-HUGE_VAL, -HUGE_VAL}, bx = 0, by = 0, fb = -1, step;
     int32_t i, j;
+    /* an empty result (an input without area on the grid) has no inside,
+     * and its infinite box would make every sample NaN */
+    if (result->nrings == 0) return best;
     un_frings_bbox(result, lo, hi);
     for (i = 0; i < 48; i++)
         for (j = 0; j < 48; j++) {

@@ -427,6 +427,9 @@ static un_status prepare(un_packer *pk, double L_est)
         s = un_simplify_pieces(&is->outline, tol, i < E->nanneal ? cap : VERTS_FILLED,
                                i < E->nanneal ? MAX_PIECES : 0, min_hole, &is->shape, NULL);
         if (s != UN_OK) break;
+        /* an outline without area (its points on one line or one point)
+         * simplifies to nothing: there is no shape to place */
+        if (is->shape.nrings == 0) { s = UN_EINVAL; break; }
         un_frings_bbox(&is->shape, lo, hi);
         is->perimeter = frings_perimeter(&is->shape);
         is->cx = 0.5 * (lo[0] + hi[0]);

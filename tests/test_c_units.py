@@ -5,15 +5,19 @@ Python), so files added to csrc/ later are compiled in automatically.  Each
 tests/csrc/test_*.c is linked against it and run, in two builds:
 
 * ``O2``:   ``gcc -std=c99 -Wall -Wextra -Werror -pedantic -O2``
-* ``asan``: the same flags with ``-O1 -g -fsanitize=address,undefined
-  -fno-sanitize-recover=all`` (LeakSanitizer on),
+* ``asan``: the same flags with ``-O1 -g -fsanitize=address,undefined,
+  float-cast-overflow -fno-sanitize-recover=all`` (LeakSanitizer on; gcc's
+  ``undefined`` leaves out float-to-integer conversions out of range),
 
 and each program is linked twice: with the library's exact.c using
 ``__int128`` and with the portable fallback (exact.c compiled with
 ``-DUN_NO_INT128``).  test_oom*.c are linked with ``--wrap`` for malloc,
-realloc, calloc and free.  Separately, every source file must compile
-warning-free on its own, binding.c included (against the Python and numpy
-headers, with the flags of setup.py).
+realloc, calloc and free.  The fuzz target (tests/csrc/fuzz_core.c, with
+the plain driver fuzz_main.c) runs seeded random inputs under ASan/UBSan in
+both variants.
+Separately, every source file must compile warning-free on its own,
+binding.c included (against the Python and numpy headers, with the flags
+of setup.py).
 """
 from __future__ import annotations
 
@@ -34,7 +38,7 @@ CC = os.environ.get("CC", "gcc")
 WARN = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic"]
 CONFIGS = {
     "O2": ["-O2"],
-    "asan": ["-O1", "-g", "-fno-omit-frame-pointer", "-fsanitize=address,undefined",
+    "asan": ["-O1", "-g", "-fno-omit-frame-pointer", "-fsanitize=address,undefined,float-cast-overflow",
              "-fno-sanitize-recover=all"],
 }
 WRAP = ["-Wl,--wrap=malloc,--wrap=realloc,--wrap=calloc,--wrap=free"]
@@ -90,8 +94,9 @@ class Build:
                     self.errors[src] = r.stderr
         self.exact_obj = os.path.join(self.dir, "exact.o")
 
-    def link(self, test_src, variant):
-        """Link test_src against the library; variant 'int128' or 'fallback'."""
+    def link(self, test_src, variant, *more_sources):
+        """Link test_src (and more_sources) against the library; variant
+        'int128' or 'fallback'."""
         if self.errors:
             pytest.fail("the library does not compile warning-free:\n" +
                         "\n".join(f"{k}:\n{v}" for k, v in self.errors.items()))
@@ -99,7 +104,8 @@ class Build:
         objs.append(self.exact_obj if variant == "int128" else self.exact_fallback)
         exe = os.path.join(self.dir, f"{os.path.basename(test_src)[:-2]}_{variant}")
         extra = WRAP if os.path.basename(test_src).startswith("test_oom") else []
-        r = _run([CC, *WARN, *self.flags, "-I", CSRC, "-I", TESTS, test_src, *objs, *extra, "-lm", "-o", exe])
+        r = _run([CC, *WARN, *self.flags, "-I", CSRC, "-I", TESTS, test_src, *more_sources, *objs, *extra, "-lm",
+                  "-o", exe])
         if r.returncode != 0 or r.stderr.strip():
             pytest.fail(f"{os.path.basename(test_src)} does not build warning-free:\n{r.stderr}")
         return exe
@@ -129,6 +135,24 @@ def test_c_unit_program(program, config, variant, builds):
     if r.returncode != 0 or " 0 failed" not in r.stdout:
         pytest.fail(f"{program} [{config}, {variant}] exited with {r.returncode}:\n{out[-20000:]}",
                     pytrace=False)
+
+
+#: random inputs per variant: about a minute under ASan on 2 cores
+FUZZ_RANDOM_INPUTS = 1500
+
+
+@pytest.mark.parametrize("variant", ["int128", "fallback"])
+def test_fuzz_target(variant, builds):
+    """The fuzz target under ASan/UBSan on seeded random inputs (a
+    different seed per variant).  A broken promise aborts, and the last
+    line names the input (``fuzz_main --save`` writes it to a file)."""
+    exe = builds("asan").link(os.path.join(TESTS, "fuzz_core.c"), variant, os.path.join(TESTS, "fuzz_main.c"))
+    seed = "1" if variant == "int128" else "2"
+    r = _run([exe, "--random", str(FUZZ_RANDOM_INPUTS), "--seed", seed], timeout=900, env=RUN_ENV)
+    if r.returncode != 0 or " 0 failed" not in r.stdout:
+        pytest.fail(f"fuzz_core [{variant}, seed {seed}] exited with {r.returncode}:\n"
+                    f"{(r.stdout + r.stderr).strip()[-6000:]}", pytrace=False)
+    assert f"{FUZZ_RANDOM_INPUTS} random inputs" in r.stdout
 
 
 @pytest.mark.parametrize("src", [os.path.basename(p) for p in library_sources()])

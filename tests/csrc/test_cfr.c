@@ -359,6 +359,33 @@ static void test_float_api(void)
     un_frings_free(&c); un_frings_free(&p); un_frings_free(pl); un_frings_free(pl + 1);
 }
 
+static int same_regions(const un_fregions *a, const un_fregions *b);
+
+/* An empty no-fit polygon among the obstacles (found by fuzz_core.c: a
+ * placed polygon without area has one) blocks nothing; with a container
+ * that is not a rectangle its missing ring offsets were read through a
+ * null pointer. */
+static void test_empty_nfp_obstacle(void)
+{
+    const double pentagon[10] = {0, 0, 4, 0, 4, 2, 2, 4, 0, 4};
+    un_frings c, p, nfps[2];
+    un_fregions with_empty, alone;
+    un_frings_init(&c); un_frings_init(&p); un_frings_init(nfps); un_frings_init(nfps + 1);
+    if (un_frings_add(&c, pentagon, 5) != UN_OK) abort();
+    tu_fbox(&p, 0, 0, 1, 1);
+    tu_fbox(nfps + 1, 0, 0, 1, 1);   /* nfps[0] stays empty */
+    CHECK_OK(un_geom_cfr_nfps(&c, nfps, 2, &p, &with_empty, NULL));
+    CHECK_OK(un_geom_cfr_nfps(&c, nfps + 1, 1, &p, &alone, NULL));
+    CHECK(same_regions(&with_empty, &alone));
+    CHECK(with_empty.nregions > 0);
+    un_fregions_free(&with_empty);
+    un_fregions_free(&alone);
+    CHECK_OK(un_geom_cfr_nfps(&c, nfps, 1, &p, &alone, NULL));   /* only the empty one: the whole IFP */
+    CHECK_EQ(alone.nregions, 1);
+    un_fregions_free(&alone);
+    un_frings_free(&c); un_frings_free(&p); un_frings_free(nfps); un_frings_free(nfps + 1);
+}
+
 static int same_regions(const un_fregions *a, const un_fregions *b)
 {
     int32_t n = un_frings_npts(&a->rings);
@@ -425,5 +452,6 @@ int main(void)
     RUN(test_ifp_polygon);
     RUN(test_float_api);
     RUN(test_workspace_reuse);
+    RUN(test_empty_nfp_obstacle);
     return tu_report("test_cfr");
 }

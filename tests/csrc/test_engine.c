@@ -1549,6 +1549,34 @@ static void test_bug_tiny_island(void)
     }
 }
 
+/* An outline without area (found by tests/csrc/fuzz_core.c): its points
+ * on one line simplify to no shape, whose centre was NaN and whose
+ * bounding box converted inf to int64 (undefined).  Starting fails with
+ * UN_EINVAL instead, and the packer stays without a layout. */
+static void test_bug_outline_without_area(void)
+{
+    const double line_xy[6] = {0, 0, 0.5, 0.5, 1, 1}, point_xy[6] = {0.5, 0.5, 0.5, 0.5, 0.5, 0.5};
+    un_pack_options o = fit_options();
+    un_frings isl[3];
+    un_packer *pk;
+    un_transform t[3];
+    un_frings_init(isl);
+    un_frings_init(isl + 1);
+    un_frings_init(isl + 2);
+    ring_rect(isl, 0, 0, 1, 1);
+    if (un_frings_add(isl + 1, line_xy, 3) != UN_OK || un_frings_add(isl + 2, point_xy, 3) != UN_OK) abort();
+    pk = new_packer(&o, isl, 1);
+    if (pk) {
+        /* the area is the caller's word; the outline has none */
+        CHECK_OK(un_packer_add_island(pk, isl + 1, 0.5));
+        CHECK_OK(un_packer_add_island(pk, isl + 2, 0.5));
+        CHECK_STATUS(un_packer_start(pk, NULL), UN_EINVAL);
+        CHECK_EQ(un_packer_best(pk, t), 0);
+        un_packer_free(pk);
+    }
+    free_all(isl, 3);
+}
+
 int main(void)
 {
     RUN(test_rng_is_pcg32);
@@ -1582,5 +1610,6 @@ int main(void)
     RUN(test_invalid_islands);
     RUN(test_bug_box_ignores_locked);
     RUN(test_bug_tiny_island);
+    RUN(test_bug_outline_without_area);
     return tu_report("test_engine");
 }

@@ -251,6 +251,30 @@ static void test_hull(void)
     un_rings_free(&out);
 }
 
+/* Input without area on the grid - collinear points, or a needle far
+ * thinner than the grid step of its extent (found by fuzz_core.c) -
+ * simplifies to nothing, with deviation 0; measuring the deviation used
+ * to sample the empty result's infinite box, and converted NaN to an
+ * integer (undefined; caught with -fsanitize=float-cast-overflow). */
+static void test_float_input_without_area(void)
+{
+    const double line[6] = {0, 0, 1, 0, 2, 0}, needle[6] = {1e300, -6e-8, 6e-8, -6e-8, 0, 6e-8};
+    const double *inputs[2] = {line, needle};
+    int k;
+    for (k = 0; k < 2; k++) {
+        un_frings in, out;
+        double used = -1;
+        un_frings_init(&in);
+        un_frings_init(&out);
+        if (un_frings_add(&in, inputs[k], 3) != UN_OK) abort();
+        CHECK_OK(un_geom_simplify(&in, 0.0, 10, &out, &used));
+        CHECK_EQ(out.nrings, 0);
+        CHECK(used == 0);
+        un_frings_free(&in);
+        un_frings_free(&out);
+    }
+}
+
 int main(void)
 {
     RUN(test_identity_and_arguments);
@@ -260,5 +284,6 @@ int main(void)
     RUN(test_chord_may_not_cover_other_rings);
     RUN(test_reported_deviation_after_hull);
     RUN(test_hull);
+    RUN(test_float_input_without_area);
     return tu_report("test_simplify");
 }
