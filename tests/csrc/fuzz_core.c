@@ -11,6 +11,8 @@
  *   - a status outside un_status, or UN_EINTERNAL (a failed consistency
  *     check is a bug);
  *   - an output that is not empty after an error;
+ *   - a translation well inside a no-fit polygon where the interiors do
+ *     not overlap, or well outside where they do (un_geom_overlaps);
  *   - a collision-free position (un_region_point_at, margin > 0) where the
  *     piece comes closer than the margin to a placed polygon or leaves
  *     the rectangle, checked with un_geom_overlaps and the piece's box;
@@ -365,19 +367,83 @@ static void fuzz_cfr(reader *r, int from_nfps)
     free_all(nfps, MAX_POLYS);
 }
 
+/* Parity of a ray to the right from (x, y) over all rings, and the
+ * distance from (x, y) to the nearest edge: plain floating point, which
+ * is all the samples below need (they keep away from the boundary). */
+static int inside_rings(const un_frings *f, double x, double y, double *dist)
+{
+    int32_t k, i, in = 0;
+    *dist = HUGE_VAL;
+    for (k = 0; k < f->nrings; k++) {
+        int32_t a = f->start[k], n = f->start[k + 1] - a;
+        for (i = 0; i < n; i++) {
+            const double *p = f->xy + 2 * (a + i), *q = f->xy + 2 * (a + (i + 1) % n);
+            double dx = q[0] - p[0], dy = q[1] - p[1], len2 = dx * dx + dy * dy;
+            double t = len2 > 0 ? ((x - p[0]) * dx + (y - p[1]) * dy) / len2 : 0;
+            t = t < 0 ? 0 : t > 1 ? 1 : t;
+            *dist = fmin(*dist, hypot(x - p[0] - t * dx, y - p[1] - t * dy));
+            if ((p[1] > y) != (q[1] > y) && x < p[0] + (y - p[1]) / (q[1] - p[1]) * dx) in ^= 1;
+        }
+    }
+    return in;
+}
+
+/* t strictly inside nfp(a, b) exactly when the interiors of a and b + t
+ * overlap, at translations more than tol from the no-fit polygon's
+ * boundary; the overlap is decided by un_geom_overlaps (validate.c, which
+ * shares nothing with minkowski.c). */
+static void check_nfp(reader *r, const un_frings *a, const un_frings *b, const un_frings *nfp)
+{
+    double lo[2] = {HUGE_VAL, HUGE_VAL}, hi[2] = {-HUGE_VAL, -HUGE_VAL}, tol;
+    un_frings moved;
+    int32_t k, i, n = un_frings_npts(b);
+    if (nfp->nrings == 0) return;
+    for (i = 0; i < un_frings_npts(nfp); i++) {
+        lo[0] = fmin(lo[0], nfp->xy[2 * i]); hi[0] = fmax(hi[0], nfp->xy[2 * i]);
+        lo[1] = fmin(lo[1], nfp->xy[2 * i + 1]); hi[1] = fmax(hi[1], nfp->xy[2 * i + 1]);
+    }
+    tol = 64 * ldexp(extent_(nfp, 1, extent_(a, 1, extent_(b, 1, 0))), -27);
+    un_frings_init(&moved);
+    if (copy_rings(b, &moved) != UN_OK) { un_frings_free(&moved); return; }
+    for (k = 0; k < 8; k++) {
+        double t[2], d;
+        int inside, over = 0;
+        t[0] = lo[0] - 0.1 * (hi[0] - lo[0]) + 1.2 * (hi[0] - lo[0]) * unit_(r);
+        t[1] = lo[1] - 0.1 * (hi[1] - lo[1]) + 1.2 * (hi[1] - lo[1]) * unit_(r);
+        inside = inside_rings(nfp, t[0], t[1], &d);
+        if (d <= tol) continue;
+        for (i = 0; i < n; i++) {
+            moved.xy[2 * i] = b->xy[2 * i] + t[0];
+            moved.xy[2 * i + 1] = b->xy[2 * i + 1] + t[1];
+        }
+        if (un_geom_overlaps(a, &moved, 0.0, &over, &d) != UN_OK) continue;
+        if (over != inside) {
+            dump_("a", a);
+            dump_("b", b);
+            fprintf(stderr, "t = (%.17g, %.17g)\ninside the nfp: %d, interiors overlap: %d\n", t[0], t[1], inside,
+                    over);
+            FAIL("the no-fit polygon disagrees with the overlap test", "un_geom_nfp");
+        }
+    }
+    un_frings_free(&moved);
+}
+
 static void fuzz_ifp_nfp(reader *r)
 {
     un_frings a, b, out;
     un_fregions regions;
     double mag = magnitude_(r);
-    int regular;
+    int regular_a, regular_b;
+    un_status s;
     memset(&regions, 0, sizeof regions);
     un_frings_init(&a);
     un_frings_init(&b);
     un_frings_init(&out);
-    if (read_polygon(r, mag, 0, 0, 1, &a, &regular) == UN_OK &&
-        read_polygon(r, mag * (0.1 + 2 * unit_(r)), mag * unit_(r), 0, 1, &b, &regular) == UN_OK) {
-        expect_empty_frings(un_geom_nfp(&a, &b, &out, NULL), &out, "un_geom_nfp");
+    if (read_polygon(r, mag, 0, 0, 1, &a, &regular_a) == UN_OK &&
+        read_polygon(r, mag * (0.1 + 2 * unit_(r)), mag * unit_(r), 0, 1, &b, &regular_b) == UN_OK) {
+        s = un_geom_nfp(&a, &b, &out, NULL);
+        expect_empty_frings(s, &out, "un_geom_nfp");
+        if (s == UN_OK && regular_a && regular_b) check_nfp(r, &a, &b, &out);
         expect_empty_regions(un_geom_ifp(&a, &b, &regions, NULL), &regions, "un_geom_ifp");
     }
     un_fregions_free(&regions);
