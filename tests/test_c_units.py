@@ -14,10 +14,9 @@ and each program is linked twice: with the library's exact.c using
 ``-DUN_NO_INT128``).  test_oom*.c are linked with ``--wrap`` for malloc,
 realloc, calloc and free.  The fuzz target (tests/csrc/fuzz_core.c, with
 the plain driver fuzz_main.c) runs seeded random inputs under ASan/UBSan in
-both variants.
-Separately, every source file must compile warning-free on its own,
-binding.c included (against the Python and numpy headers, with the flags
-of setup.py).
+both variants.  Separately, every source file must compile warning-free on
+its own, binding.c included (against the Python and numpy headers, with the
+flags of setup.py).
 """
 from __future__ import annotations
 
@@ -137,7 +136,7 @@ def test_c_unit_program(program, config, variant, builds):
                     pytrace=False)
 
 
-#: random inputs per variant: about a minute under ASan on 2 cores
+#: random inputs per variant: about 75 s each under ASan here
 FUZZ_RANDOM_INPUTS = 1500
 
 
