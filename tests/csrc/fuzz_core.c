@@ -6,8 +6,10 @@
  * zero, so every input is a valid case).  Polygons are mostly star-shaped
  * rings, often with a hole, at a magnitude from 2^-24 to 2^20, sometimes
  * raw point lists (self-crossing, repeated or collinear points) and now
- * and then a NaN or an infinity.  The target aborts when a promise of the
- * interface breaks:
+ * and then a NaN or an infinity.  Only "regular" inputs - simple polygons
+ * whose hole lies strictly inside, what island outlines are - get the
+ * geometric checks below; the rest need only be survived.  The target
+ * aborts when a promise of the interface breaks:
  *   - a status outside un_status, or UN_EINTERNAL (a failed consistency
  *     check is a bug);
  *   - an output that is not empty after an error;
@@ -21,7 +23,7 @@
  * Memory errors, leaks and undefined behaviour are the sanitizers' part.
  *
  * With libFuzzer (clang), coverage-guided:
- *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Icsrc tests/csrc/fuzz_core.c \
+ *   clang -g -O1 -fsanitize=fuzzer,address,undefined,float-cast-overflow -Icsrc tests/csrc/fuzz_core.c \
  *         $CORE -lm -o /tmp/fuzz_core       (CORE: the csrc .c files but binding.c)
  *   mkdir -p /tmp/corpus && /tmp/fuzz_core -max_total_time=1800 -max_len=512 /tmp/corpus
  * With gcc, fuzz_main.c runs seeded pseudo-random inputs (the C unit tests
