@@ -125,11 +125,12 @@ def convex_pieces(rings: Sequence[np.ndarray], other_area: float, other_connecte
     """
     import shapely
 
-    outer = [r for r in rings if signed_area(r) > 0]
+    area = [signed_area(r) for r in rings]
+    outer = [k for k, a in enumerate(area) if a > 0]
     if not outer:
         return []
-    shell = shapely.Polygon(max(outer, key=signed_area))
-    holes = [r for r in rings if signed_area(r) < 0 and not (other_connected and -signed_area(r) < other_area)
+    shell = shapely.Polygon(rings[max(outer, key=area.__getitem__)])
+    holes = [r for r, a in zip(rings, area) if a < 0 and not (other_connected and -a < other_area)
              and shell.contains(shapely.Polygon(r).representative_point())]
     poly = shapely.Polygon(shell.exterior.coords, holes)
     hull = poly.convex_hull

@@ -224,6 +224,16 @@ static un_status copy_rings(const un_frings *src, un_frings *out)
     return s;
 }
 
+/* dst (a copy of src's rings) = src moved by t. */
+static void translate_(const un_frings *src, const double t[2], un_frings *dst)
+{
+    int32_t i;
+    for (i = 0; i < un_frings_npts(src); i++) {
+        dst->xy[2 * i] = src->xy[2 * i] + t[0];
+        dst->xy[2 * i + 1] = src->xy[2 * i + 1] + t[1];
+    }
+}
+
 /* ---------------------------------------------------------------- calls */
 
 static void fuzz_outline(reader *r)
@@ -287,13 +297,12 @@ static void check_position(const un_frings *piece, const double t[2], const un_f
                            const double lo[2], const double hi[2], double margin, double tol)
 {
     un_frings moved;
-    int32_t i, n = un_frings_npts(piece);
+    int32_t i;
     un_frings_init(&moved);
     if (copy_rings(piece, &moved) != UN_OK) { un_frings_free(&moved); return; }   /* out of memory */
-    for (i = 0; i < n; i++) {
-        double x = piece->xy[2 * i] + t[0], y = piece->xy[2 * i + 1] + t[1];
-        moved.xy[2 * i] = x;
-        moved.xy[2 * i + 1] = y;
+    translate_(piece, t, &moved);
+    for (i = 0; i < un_frings_npts(&moved); i++) {
+        double x = moved.xy[2 * i], y = moved.xy[2 * i + 1];
         if (x < lo[0] - tol || x > hi[0] + tol || y < lo[1] - tol || y > hi[1] + tol)
             FAIL("a collision-free position leaves the container", "un_region_point_at");
     }
@@ -398,7 +407,7 @@ static void check_nfp(reader *r, const un_frings *a, const un_frings *b, const u
 {
     double lo[2] = {HUGE_VAL, HUGE_VAL}, hi[2] = {-HUGE_VAL, -HUGE_VAL}, tol;
     un_frings moved;
-    int32_t k, i, n = un_frings_npts(b);
+    int32_t k, i;
     if (nfp->nrings == 0) return;
     for (i = 0; i < un_frings_npts(nfp); i++) {
         lo[0] = fmin(lo[0], nfp->xy[2 * i]); hi[0] = fmax(hi[0], nfp->xy[2 * i]);
@@ -414,10 +423,7 @@ static void check_nfp(reader *r, const un_frings *a, const un_frings *b, const u
         t[1] = lo[1] - 0.1 * (hi[1] - lo[1]) + 1.2 * (hi[1] - lo[1]) * unit_(r);
         inside = inside_rings(nfp, t[0], t[1], &d);
         if (d <= tol) continue;
-        for (i = 0; i < n; i++) {
-            moved.xy[2 * i] = b->xy[2 * i] + t[0];
-            moved.xy[2 * i + 1] = b->xy[2 * i + 1] + t[1];
-        }
+        translate_(b, t, &moved);
         if (un_geom_overlaps(a, &moved, 0.0, &over, &d) != UN_OK) continue;
         if (over != inside) {
             dump_("a", a);

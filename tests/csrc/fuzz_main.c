@@ -80,7 +80,7 @@ static int run_dir(const char *dir, long *count)
     closedir(d);
     if (n) qsort(names, n, sizeof *names, cmp_names);
     for (i = 0; i < n; i++) {
-        if (!bad) bad = run_file(names[i]), ++*count;
+        if (!bad && !(bad = run_file(names[i]))) ++*count;
         free(names[i]);
     }
     free(names);
