@@ -335,7 +335,12 @@ class Packer:
             turn that touches the most.
         flip: allow mirroring (default False).
         shape: ``'concave'`` (default), ``'convex'`` or ``'box'`` (bounding
-            rectangles, skyline bottom-left: the fastest).
+            rectangles, skyline bottom-left: the fastest).  With
+            ``'concave'`` the annealed islands (see ``anneal_max``) keep
+            their outlines; the smaller ones filled in around them pack
+            as their convex hulls, unless a hull is more than 10 % larger
+            than its island: L and U shapes, frames and rings keep their
+            pockets and holes, and smaller islands nest there.
         merge_overlapping: overlapping islands move together (default True).
         locked: islands that stay where they are and are obstacles: a
             boolean mask over faces, or island indices.  With

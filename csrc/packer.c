@@ -4,7 +4,8 @@
  *
  * Start: islands are simplified (conservatively, within a quarter of the
  * margin), sorted larger first, and the largest are marked for annealing
- * (the rest are filled around them).  The first layout is the bottom-left
+ * (the rest are filled around them, as their convex hulls unless a hull
+ * wastes much of its island).  The first layout is the bottom-left
  * fill (every r = f = 0) at the first container where everything fits:
  * containers are estimated from the islands' areas and perimeters (the
  * margin) and the density the last fill that stopped short reached.
@@ -33,6 +34,7 @@
 #define VERTS_ANNEALED_MIN 48
 #define VERTS_ANNEALED_MAX 256
 #define VERTS_FILLED 24
+#define HULL_WASTE_MAX 1.1  /* a filler packs as its hull unless that is larger */
 #define MAX_PIECES 4        /* islands in more separate pieces pack as their hull */
 #define BISECT_TOLERANCE 0.0025
 #define BISECT_AT_START 300
@@ -301,6 +303,21 @@ static double square_side(const un_frings *f, double a)
     return hx - lx > hy - ly ? hx - lx : hy - ly;
 }
 
+/* Signed area of the rings (holes, clockwise, count negative). */
+static double frings_area(const un_frings *f)
+{
+    double a2 = 0;
+    int32_t k, j;
+    for (k = 0; k < f->nrings; k++) {
+        int32_t a = f->start[k], n = f->start[k + 1] - a;
+        for (j = 0; j < n; j++) {
+            const double *p = f->xy + 2 * (a + j), *q = f->xy + 2 * (a + (j + 1) % n);
+            a2 += p[0] * q[1] - q[0] * p[1];
+        }
+    }
+    return a2 / 2;
+}
+
 /* Total length of the rings. */
 static double frings_perimeter(const un_frings *f)
 {
@@ -422,10 +439,15 @@ static un_status prepare(un_packer *pk, double L_est)
         if (tol < 2e-4 * ext) tol = 2e-4 * ext;
         if (cap < VERTS_ANNEALED_MIN) cap = VERTS_ANNEALED_MIN;
         if (cap > VERTS_ANNEALED_MAX) cap = VERTS_ANNEALED_MAX;
-        /* filler islands pack as convex hulls: their no-fit polygons are
-         * then merges of sorted edges, with no arrangement at all */
+        /* filler islands pack as convex hulls, whose no-fit polygons are
+         * merges of sorted edges with no arrangement at all, unless the
+         * hull is more than HULL_WASTE_MAX times the island: then their
+         * pockets and holes (L and U shapes, frames, rings) are worth the
+         * arrangements, since smaller islands nest in them */
         s = un_simplify_pieces(&is->outline, tol, i < E->nanneal ? cap : VERTS_FILLED,
                                i < E->nanneal ? MAX_PIECES : 0, min_hole, &is->shape, NULL);
+        if (s == UN_OK && i >= E->nanneal && frings_area(&is->shape) > HULL_WASTE_MAX * is->area)
+            s = un_simplify_pieces(&is->outline, tol, VERTS_FILLED, MAX_PIECES, min_hole, &is->shape, NULL);
         if (s != UN_OK) break;
         /* an outline without area (its points on one line or one point)
          * simplifies to nothing: there is no shape to place */
@@ -818,20 +840,13 @@ static double locked_area_inside(const un_packer *pk)
 {
     const un_engine *E = &pk->E;
     double covered = 0;
-    int32_t i, k, j;
+    int32_t i;
     for (i = 0; i < E->nlocked; i++) {
         const un_frings *f = E->locked + i;
-        double lo[2], hi[2], a2 = 0;
+        double lo[2], hi[2];
         if (un_frings_bbox(f, lo, hi) != UN_OK || lo[0] < 0 || lo[1] < 0 || hi[0] > E->tw || hi[1] > E->th)
             continue;
-        for (k = 0; k < f->nrings; k++) {
-            int32_t a = f->start[k], n = f->start[k + 1] - a;
-            for (j = 0; j < n; j++) {
-                const double *p = f->xy + 2 * (a + j), *q = f->xy + 2 * (a + (j + 1) % n);
-                a2 += p[0] * q[1] - q[0] * p[1];
-            }
-        }
-        covered += a2 / 2;
+        covered += frings_area(f);
     }
     return covered;
 }

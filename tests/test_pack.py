@@ -784,6 +784,33 @@ def test_box_layouts_are_kept_when_they_beat_the_first_fill(rotation):
     assert_valid(packer.best, uvs, faces, margin=0.01, rotation=rotation)
 
 
+def test_small_islands_nest_in_the_holes_of_other_small_islands():
+    """Only the largest islands are annealed; the rest (fillers) pack as
+    their convex hulls unless the hull wastes much of them.  Here 24 large
+    squares take the annealing, and twelve frames and twelve squares that
+    fit their holes are fillers: the squares must end up in the frames'
+    holes (with hulls, a frame's hole is covered and none can), and the
+    layout is valid."""
+    frame = np.ones((5, 5), bool)
+    frame[1:4, 1:4] = False
+    parts = [_cells(np.ones((10, 10), bool)) for _ in range(24)]
+    parts += [_cells(frame) for _ in range(12)] + [_cells(np.ones((2, 2), bool)) for _ in range(12)]
+    uvs, faces = _assemble(parts)
+    opts = dict(margin=0.002, rotation="none")
+    packer = uvnest.Packer(uvs, faces, **opts)
+    assert packer.stats["annealed"] <= 24, "the frames are annealed: the test shows nothing"
+    res = packer.best
+    assert_valid(res, uvs, faces, **opts)
+    island = np.asarray(res.island_of_face)
+    n = int(island.max()) + 1
+    geoms = island_geometries(res.uvs, faces, island, n)
+    holes = [shapely.Polygon(ring) for g in geoms for ring in getattr(g, "interiors", [])]
+    small = [g for g in geoms if not getattr(g, "interiors", None) and g.area < 0.5 * max(h.area for h in holes)]
+    assert len(holes) == 12 and len(small) == 12
+    nested = sum(any(h.contains(g) for h in holes) for g in small)
+    assert nested >= 1, "no small square sits in a frame's hole"
+
+
 def test_result_is_consistent_and_input_untouched():
     uvs, faces = _concave_set(91, 6)
     faces_arr = [np.array(f, dtype=np.int64) for f in faces]
