@@ -34,7 +34,7 @@
 #define VERTS_ANNEALED_MIN 48
 #define VERTS_ANNEALED_MAX 256
 #define VERTS_FILLED 24
-#define HULL_WASTE_MAX 1.1  /* a filler packs as its hull unless that is larger */
+#define HULL_WASTE_MAX 1.1  /* fillers pack as their hulls up to this times their area */
 #define MAX_PIECES 4        /* islands in more separate pieces pack as their hull */
 #define BISECT_TOLERANCE 0.0025
 #define BISECT_AT_START 300
