@@ -19,7 +19,6 @@ Finishing adds one undo step, "Pack Islands (uvnest)"; cancelling adds none.
 # No ``from __future__ import annotations``: Blender reads the property
 # definitions from the class annotations, which must stay objects.
 import itertools
-import math
 from dataclasses import replace
 from typing import Any, List, Optional, Set
 
@@ -28,10 +27,10 @@ import bpy  # first: importing bpy is what makes bmesh importable outside Blende
 import bmesh
 # isort: on
 import numpy as np
-from bpy.types import Context, Event, Object, Operator, SpaceImageEditor
+from bpy.types import Context, Event, Object, Operator
 
-from ..live import KEYS_TEXT, Layout, Limits, LiveSession, MeshLoops, PackError, PackSettings, udim_tile_at
-from .props import ROTATE_METHODS, SHAPE_METHODS, PackOptions, draw_options
+from ..live import KEYS_TEXT, Layout, Limits, LiveSession, MeshLoops, PackError
+from .props import PackOptions, draw_options, image_size, limits_from, settings_from
 
 #: Seconds between two looks at the running search.
 TIMER_SECONDS = 0.05
@@ -48,61 +47,6 @@ VIEW_EVENTS = {"MIDDLEMOUSE", "WHEELUPMOUSE", "WHEELDOWNMOUSE", "WHEELINMOUSE", 
 
 # Blender 5.0 keeps the UV selection on the loop; Blender 4.x on the UV layer item.
 _UV_SELECT_ON_LOOP = hasattr(bmesh.types.BMLoop, "uv_select_vert")
-
-
-def uv_editor(context: Context) -> Optional[SpaceImageEditor]:
-    """The UV editor to take the image, 2D cursor and tile grid from: the
-    current space, else the first image editor of the screen showing UVs."""
-    space = context.space_data
-    if space is not None and space.type == "IMAGE_EDITOR":
-        return space
-    screen = context.screen
-    for area in screen.areas if screen is not None else ():
-        if area.type == "IMAGE_EDITOR" and area.spaces.active.show_uvedit:
-            return area.spaces.active
-    return None
-
-
-def image_size(context: Context) -> Optional[int]:
-    """Side in pixels of the image in the UV editor (the larger one), if any."""
-    space = uv_editor(context)
-    image = space.image if space is not None else None
-    if image is None or image.size[0] <= 0:
-        return None
-    return int(max(image.size))
-
-
-def settings_from(options: Any, context: Context) -> PackSettings:
-    """The session settings for pack options ``options`` in ``context``."""
-    space = uv_editor(context)
-    image = space.image if space is not None else None
-    tiles: tuple = ()
-    grid = None
-    active = 1001
-    if image is not None and image.source == "TILED":
-        tiles = tuple(tile.number for tile in image.tiles)
-        active = image.tiles.active.number if image.tiles.active else tiles[0]
-    elif space is not None:
-        grid = (int(space.uv_editor.tile_grid_shape[0]), int(space.uv_editor.tile_grid_shape[1]))
-        active = udim_tile_at(space.cursor_location[0], space.cursor_location[1], grid)
-    margin_px = None
-    texture_size = None
-    if options.margin_method == "PIXELS":
-        margin_px = float(options.margin_pixels)
-        texture_size = image_size(context) or int(options.texture_size)
-    return PackSettings(margin=float(options.margin), margin_px=margin_px, texture_size=texture_size,
-                        rotation=ROTATE_METHODS[options.rotate_method],
-                        # the property is a float32 angle in radians: round off its float noise in degrees
-                        rotation_step=round(math.degrees(options.rotation_step), 4), flip=bool(options.flip),
-                        shape=SHAPE_METHODS[options.shape_method], merge_overlapping=bool(options.merge_overlap),
-                        lock_pinned=bool(options.pin), target=options.udim_source, active_tile=int(active),
-                        udim_tiles=tiles, udim_grid=grid, seed=int(options.seed))
-
-
-def limits_from(options: Any) -> Limits:
-    """The session limits for pack options ``options`` (0: no limit)."""
-    return Limits(time_limit=float(options.time_limit), iterations=int(options.iteration_limit),
-                  stall=float(options.stall_limit))
 
 
 class EditMeshUVs:

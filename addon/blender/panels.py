@@ -7,8 +7,8 @@ button and both menu entries start the operator with those options.
 import bpy
 from bpy.types import Context, Menu, Panel
 
-from .operators import UV_OT_uvnest_pack, image_size
-from .props import copy_options, draw_options
+from .operators import UV_OT_uvnest_pack
+from .props import copy_options, draw_options, image_size
 
 
 class IMAGE_PT_uvnest_pack(Panel):

@@ -34,7 +34,8 @@ import _common
 # isort: on
 import numpy as np
 
-from uvnest.blender.operators import TIMER_SECONDS, UV_OT_uvnest_pack, PackJob, limits_from
+from uvnest.blender.operators import TIMER_SECONDS, UV_OT_uvnest_pack, PackJob
+from uvnest.blender.props import limits_from
 
 
 class ModalStandIn:
