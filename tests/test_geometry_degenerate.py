@@ -1,5 +1,5 @@
-"""Degenerate cases that have broken other packers (DESIGN.md section 3),
-each a named test of uvnest.geometry.
+"""Degenerate cases that have broken other packers (docs/design.md,
+"Tolerance policy"), each a named test of uvnest.geometry.
 
 Expected values are derived by hand or from shapely, never copied from
 uvnest's output.  Membership in returned rings is evaluated with the
@@ -8,7 +8,6 @@ rings (segments, points) are not valid shapely polygons.
 """
 from __future__ import annotations
 
-import glob
 import json
 import os
 import threading
@@ -20,11 +19,11 @@ from shapely.geometry import Polygon, box
 from shapely.ops import unary_union
 
 import geometry_oracle as O
+from tests.bench.puzzles import puzzles_dir
 from uvnest import geometry as G
 
 B = O.box_ring
-PUZZLES = os.environ.get("UVNEST_PUZZLES", "/work/shared/data/puzzles")
-PUZZLE_FILES = sorted(glob.glob(os.path.join(PUZZLES, "*.json")))
+PUZZLE_FILES = sorted(str(p) for p in puzzles_dir().glob("*.json"))
 
 
 def all_points(regions):
@@ -280,6 +279,12 @@ def test_zero_width_slot_nfp_has_a_there_and_back_segment():
 
 # ============================================================ puzzles
 
+def test_puzzle_files_are_there():
+    """The puzzles ship with the tests (tests/data/puzzles): none may go
+    missing unnoticed, which would leave the tests below without cases."""
+    assert PUZZLE_FILES, f"no puzzles in {puzzles_dir()}"
+
+
 def _load(path):
     with open(path) as f:
         d = json.load(f)
@@ -301,7 +306,6 @@ def solutions():
     return get
 
 
-@pytest.mark.skipif(not PUZZLE_FILES, reason="no puzzle data")
 @pytest.mark.parametrize("path", PUZZLE_FILES, ids=[os.path.basename(p) for p in PUZZLE_FILES])
 def test_puzzle_solution_can_be_reconstructed(path, solutions):
     d, pieces, pos = solutions(path)
@@ -312,7 +316,6 @@ def test_puzzle_solution_can_be_reconstructed(path, solutions):
     assert unary_union(placed).symmetric_difference(box(0, 0, W, H)).area < 1e-6
 
 
-@pytest.mark.skipif(not PUZZLE_FILES, reason="no puzzle data")
 @pytest.mark.parametrize("path", PUZZLE_FILES, ids=[os.path.basename(p) for p in PUZZLE_FILES])
 def test_puzzle_nfp_holds_solution_contacts_on_boundary(path, solutions):
     """For every pair of pieces, the relative solution translation is not
@@ -335,7 +338,6 @@ def test_puzzle_nfp_holds_solution_contacts_on_boundary(path, solutions):
     assert neighbours > 0
 
 
-@pytest.mark.skipif(not PUZZLE_FILES, reason="no puzzle data")
 @pytest.mark.parametrize("path", PUZZLE_FILES, ids=[os.path.basename(p) for p in PUZZLE_FILES])
 def test_puzzle_last_piece_cfr_is_its_solution_position(path, solutions):
     """With every other piece at its solution position, the remaining piece

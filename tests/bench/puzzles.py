@@ -1,4 +1,4 @@
-"""Puzzles with a known optimum (``shared/data/puzzles/*.json``) as packing inputs.
+"""Puzzles with a known optimum (``tests/data/puzzles/*.json``) as packing inputs.
 
 Each piece becomes one island: the polygon scaled by ``1 / container side``
 (so the optimum fills the unit tile exactly) and triangulated with shapely's
@@ -21,26 +21,17 @@ import shapely
 
 from .common import Model
 
-#: Environment variable that may point at the puzzles folder.
+#: Environment variable that may point at another puzzles folder.
 PUZZLES_ENV = "UVNEST_PUZZLES"
+
+#: The puzzles shipped with the tests (public ESICUP data; see the README there).
+VENDORED = Path(__file__).resolve().parents[1] / "data" / "puzzles"
 
 
 def puzzles_dir() -> Path:
-    """The puzzles folder: ``$UVNEST_PUZZLES``, else ``shared/data/puzzles`` next to the repository.
-
-    Looks in the repository's parent (``<parent>/shared`` beside the work
-    tree, the layout of development machines and CI) and in the repository
-    itself.
-    """
+    """The puzzles folder: ``$UVNEST_PUZZLES`` when set, else the vendored :data:`VENDORED`."""
     env = os.environ.get(PUZZLES_ENV)
-    if env:
-        return Path(env)
-    repo = Path(__file__).resolve().parents[2]
-    for base in (repo.parent, repo):
-        candidate = base / "shared" / "data" / "puzzles"
-        if candidate.is_dir():
-            return candidate
-    return repo.parent / "shared" / "data" / "puzzles"
+    return Path(env) if env else VENDORED
 
 
 def rotation_of(spec: str) -> str:
