@@ -3,18 +3,39 @@
 The package lives in addon/ (it doubles as the Blender extension folder) and
 is installed as ``uvnest``.  The extension is built against numpy >= 2 headers
 but targets the numpy 1.22 C API, so one build imports under numpy 1.24-1.26
-(Blender 4.2-5.0) and numpy 2.x.
+(Blender 4.2-5.0) and numpy 2.x.  The module carries no run-time library
+search path (RPATH/RUNPATH), whatever the building Python's link command says.
 """
 from __future__ import annotations
 
 import glob
 import os
+from typing import List
 
 import numpy
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 NUMPY_API_TARGET = "NPY_1_22_API_VERSION"
+#: Linker options that set a run-time search path, alone or with the path joined.
+RPATH_OPTIONS = ("-Wl,-rpath", "-Wl,-R")
+
+
+def without_rpath(args: List[str]) -> List[str]:
+    """``args`` less the run-time search paths some Pythons put in their link
+    command (pyenv's ``-Wl,-rpath,<prefix>/lib``).  The extension links to no
+    library that needs them (the Python it runs in provides the C API), and a
+    module copied into Blender must not carry the build machine's paths."""
+    kept: List[str] = []
+    skip = False
+    for arg in args:
+        if skip:
+            skip = False
+        elif arg in RPATH_OPTIONS:
+            skip = True  # the path follows as the next argument, e.g. -Wl,-rpath -Wl,/lib
+        elif not arg.startswith(tuple(o + c for o in RPATH_OPTIONS for c in ",=")):
+            kept.append(arg)
+    return kept
 
 
 class BuildExt(build_ext):
@@ -25,6 +46,7 @@ class BuildExt(build_ext):
             flags = ["/O2", "/W3"]
         else:
             flags = ["-std=c99", "-O2", "-Wall", "-Wextra", "-fvisibility=hidden"]
+            self.compiler.linker_so = without_rpath(self.compiler.linker_so)
         for ext in self.extensions:
             ext.extra_compile_args = flags
         super().build_extensions()

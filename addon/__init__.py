@@ -9,8 +9,9 @@ Python API::
 
 See ``uvnest.pack``, ``uvnest.Packer``, ``uvnest.find_islands``,
 ``uvnest.geometry`` and ``uvnest.io``.  This folder is also a Blender
-extension: ``register()`` and ``unregister()`` import the Blender parts
-lazily, so ``import uvnest`` never needs ``bpy``.
+extension (Blender 4.2+) and a legacy add-on (``bl_info``, Blender 3.4 to
+4.1): ``register()`` and ``unregister()`` import the Blender parts lazily,
+so ``import uvnest`` never needs ``bpy``.
 """
 from __future__ import annotations
 
@@ -18,6 +19,19 @@ import importlib
 from typing import Any
 
 __version__ = "0.1.0"
+
+#: The legacy add-on's description for Blender 3.4 to 4.1, which reads it
+#: from this file's text without importing it (so: literals only, version
+#: equal to ``__version__``); Blender 4.2+ reads ``blender_manifest.toml``.
+bl_info = {
+    "name": "uvnest",
+    "author": "uvnest developers",
+    "version": (0, 1, 0),
+    "blender": (3, 4, 0),
+    "location": "UV Editor > UV > Pack Islands (uvnest), and Sidebar > uvnest",
+    "description": "Exact UV island packing that keeps improving while you watch",
+    "category": "UV",
+}
 
 # public name -> submodule that defines it (imported on first use)
 _LAZY = {

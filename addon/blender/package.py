@@ -1,58 +1,76 @@
-"""Build the installable Blender extension zip of uvnest for this platform.
+"""Build the Blender add-on zips of uvnest from the checkout this file is in.
 
-Usage (from the repository, after ``python setup.py build_ext --inplace``)::
+Usage, from a clone of the repository (nothing needs to be built or
+installed first; the command compiles the engine itself)::
 
-    python -m uvnest.blender.package --out dist/
+    python addon/blender/package.py --out dist/             # Blender 4.2+ extension
+    python addon/blender/package.py --out dist/ --legacy    # Blender 3.4 to 4.1 add-on
 
-writes ``dist/uvnest-<version>-<platform>.zip`` (for example
-``uvnest-0.1.0-linux_x64.zip``), which Blender installs with *Edit >
-Preferences > Get Extensions > Install from Disk* or
-``blender --command extension install-file -r user_default -e <zip>``.
+``python -m uvnest.blender.package`` runs the same code when uvnest is
+installed in editable mode (``pip install -e .``); an installed copy that is
+not a checkout is refused, so a zip always holds the sources it was run from.
 
-The zip holds the package files at its root, as Blender's own
-``blender --command extension build --split-platforms`` lays them out: the
-manifest, ``__init__.py``, the Python modules and the compiled engine
-``_core`` for the Python running this command; no tests, caches or builds
-for other Pythons.  Its manifest is the source manifest with a
-``[build.generated]`` section naming this platform (as Blender's build
-writes it) and the Blender versions whose Python matches ``_core``:
+The Python running the command is the Python the zip is for: it compiles
+``_core`` from ``csrc/`` with ``setup.py build_ext`` into a temporary folder
+(so it needs a C compiler, setuptools and numpy, as ``pip install .`` does)
+and never touches the checkout.  Blender bundles its own Python, and
+``_core`` imports only there when their versions match:
 
-* Python 3.11: Blender 4.2 up to (not including) 5.1;
-* Python 3.13: Blender 5.1 and later.
+* the extension (``uvnest-<version>-<platform>.zip``, installed with *Edit >
+  Preferences > Get Extensions > Install from Disk* or ``blender --command
+  extension install-file -r user_default -e <zip>``) needs Python 3.11 for
+  Blender 4.2 up to 5.1, or 3.13 for Blender 5.1 and later; its manifest gets
+  that version range and a ``[build.generated]`` section naming this
+  platform, as Blender's own ``extension build --split-platforms`` writes it;
+* the legacy add-on (``uvnest-<version>-legacy-cp<XY>-<platform>.zip``,
+  installed with *Edit > Preferences > Add-ons > Install*, module ``uvnest``,
+  described by ``bl_info``) needs Python 3.10 for official Blender 3.4 to 4.0,
+  3.11 for Blender 4.1 and for Linux distributions' Blender that runs the
+  system Python (Debian 12's Blender 3.4.1 runs Python 3.11).
 
-So Blender 5.1+ needs a zip built with Python 3.13: build ``_core`` with a
-CPython 3.13 (``python3.13 setup.py build_ext --inplace``, which needs
-numpy >= 2 headers) and run this command with that interpreter.  The
-extension needs numpy, which every Blender since 2.8 bundles.
+Either zip holds only what the add-on imports: ``__init__.py``, the
+``blender`` modules but this one, the uvnest modules they import (followed
+through every ``import`` statement, ``if TYPE_CHECKING:`` blocks aside) and
+``_core``; the extension adds its manifest.  The add-on needs numpy, which
+every Blender since 2.8 bundles.
 """
 from __future__ import annotations
 
 import argparse
+import ast
 import importlib.machinery
 import os
 import platform
 import re
+import subprocess
 import sys
+import tempfile
 import zipfile
 from pathlib import Path
 from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
-from .. import __version__
-
-#: Blender versions ``(min, max exclusive or None)`` whose Python is this ``(major, minor)``.
+PACKAGE = "uvnest"
+MANIFEST = "blender_manifest.toml"
+#: Blender versions ``(min, max exclusive or None)`` of the extension whose Python is this ``(major, minor)``.
 BLENDER_FOR_PYTHON: Dict[Tuple[int, int], Tuple[str, Optional[str]]] = {
     (3, 11): ("4.2.0", "5.1.0"),
     (3, 13): ("5.1.0", None),
 }
-MANIFEST = "blender_manifest.toml"
-#: Folder and file names never packed.
-EXCLUDED_NAMES = {"__pycache__", "tests", "build", "dist"}
-EXCLUDED_SUFFIXES = (".pyc", ".pyo", ".zip")
+#: Official Blender releases before 4.2 (legacy add-ons) by the Python they bundle.
+LEGACY_BLENDER_FOR_PYTHON: Dict[Tuple[int, int], str] = {(3, 10): "3.4 to 4.0", (3, 11): "4.1"}
 
 
-def package_dir() -> Path:
-    """The uvnest package folder (the extension's source)."""
-    return Path(__file__).resolve().parents[1]
+class PackageError(Exception):
+    """The zip cannot be built: not a checkout, inconsistent versions, or ``_core`` does not compile."""
+
+
+def checkout_dir() -> Path:
+    """The root of the checkout holding this file (it has ``setup.py``, ``csrc/`` and ``addon/``)."""
+    root = Path(__file__).resolve().parents[2]
+    if not ((root / "setup.py").is_file() and (root / "csrc").is_dir() and (root / "addon").is_dir()):
+        raise PackageError(f"{Path(__file__).resolve()} is not in a uvnest checkout (no setup.py, csrc/ and "
+                           "addon/ above it): run `python addon/blender/package.py` in a clone of the repository")
+    return root
 
 
 def blender_platform() -> str:
@@ -65,96 +83,186 @@ def blender_platform() -> str:
     return f"{system}-{machine}"
 
 
-def core_file(source: Path) -> Path:
-    """The compiled ``_core`` of ``source`` for the running Python."""
-    for suffix in importlib.machinery.EXTENSION_SUFFIXES:
-        path = source / f"_core{suffix}"
+def package_metadata(source: Path) -> Tuple[str, dict]:
+    """``__version__`` and ``bl_info`` of the package in ``source``, read as Blender reads
+    ``bl_info``: from the text of ``__init__.py``, without importing it."""
+    values = {}
+    for node in ast.parse((source / "__init__.py").read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            if node.targets[0].id in ("__version__", "bl_info"):
+                values[node.targets[0].id] = ast.literal_eval(node.value)
+    if set(values) != {"__version__", "bl_info"}:
+        raise PackageError(f"{source / '__init__.py'} must assign __version__ and bl_info as literals")
+    version, bl_info = values["__version__"], values["bl_info"]
+    if ".".join(map(str, bl_info.get("version", ()))) != version:
+        raise PackageError(f"bl_info version {bl_info.get('version')} differs from __version__ {version}")
+    return version, bl_info
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    """Whether an ``if`` test is ``TYPE_CHECKING`` or ``typing.TYPE_CHECKING``."""
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
+def imported_names(path: Path, module: str) -> Iterator[str]:
+    """Absolute names that the module ``module`` in ``path`` may import at run time: each
+    ``import`` and ``from ... import`` at any depth, with ``from X import y`` giving
+    both ``X`` and ``X.y`` (``y`` may be a submodule)."""
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    nodes: List[ast.AST] = [ast.parse(path.read_text(encoding="utf-8"), str(path))]
+    while nodes:
+        node = nodes.pop()
+        if isinstance(node, ast.If) and _is_type_checking(node.test):
+            nodes.extend(node.orelse)
+            continue
+        if isinstance(node, ast.Import):
+            yield from (alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = package.rsplit(".", node.level - 1)[0] if node.level else ""
+            target = ".".join(part for part in (base, node.module) if part)
+            yield target
+            yield from (f"{target}.{alias.name}" for alias in node.names)
+        nodes.extend(ast.iter_child_nodes(node))
+
+
+def _module_file(source: Path, name: str) -> Optional[Path]:
+    """The source file of the uvnest module ``name`` in ``source``, or None (not uvnest's, or no such file)."""
+    parts = name.split(".")
+    if parts[0] != PACKAGE:
+        return None
+    folder = source.joinpath(*parts[1:])
+    for path in (folder / "__init__.py", folder.with_suffix(".py")):
         if path.is_file():
             return path
-    raise FileNotFoundError(f"no _core built for Python {sys.version_info[0]}.{sys.version_info[1]} in {source}: "
-                            "run `python setup.py build_ext --inplace` with this Python first")
+    return None
 
 
-def _is_other_build(name: str) -> bool:
-    """A compiled ``_core`` (for another Python) or other binary build output."""
-    return name.startswith("_core.") and name.endswith((".so", ".pyd", ".dylib"))
+def addon_modules(source: Path) -> List[str]:
+    """Paths, relative to ``source``, of the Python files the add-on imports: ``__init__.py``
+    and ``blender/*.py`` (this packaging module aside), then every uvnest module they
+    import, transitively, with the packages that hold them."""
+    roots = [PACKAGE] + [f"{PACKAGE}.blender" + ("" if p.stem == "__init__" else f".{p.stem}")
+                         for p in sorted((source / "blender").glob("*.py")) if p.name != Path(__file__).name]
+    found: Dict[str, Path] = {}
+    todo = list(roots)
+    while todo:
+        name = todo.pop()
+        path = _module_file(source, name)
+        if name in found or path is None:
+            continue
+        found[name] = path
+        parents = [name.rsplit(".", k)[0] for k in range(1, name.count(".") + 1)]
+        todo.extend(parents + list(imported_names(path, name)))
+    return sorted(path.relative_to(source).as_posix() for path in found.values())
 
 
-def package_files(source: Path) -> Iterator[Tuple[Path, str]]:
-    """``(path, name in the zip)`` of every file that goes into the extension,
-    the manifest and ``_core`` excluded (they are added separately)."""
-    for root, dirs, files in os.walk(source, followlinks=True):
-        dirs[:] = sorted(d for d in dirs if d not in EXCLUDED_NAMES and not d.startswith(".")
-                         and not d.endswith(".egg-info"))
-        for name in sorted(files):
-            if name.startswith(".") or name.endswith(EXCLUDED_SUFFIXES) or name == MANIFEST:
-                continue
-            if _is_other_build(name):
-                continue
-            path = Path(root) / name
-            yield path, path.relative_to(source).as_posix()
+def compile_core(checkout: Path, build_dir: Path) -> Path:
+    """Compile ``_core`` from ``checkout/csrc`` for the running Python into ``build_dir``; return its path."""
+    cmd = [sys.executable, "setup.py", "-q", "build_ext", "--build-lib", str(build_dir / "lib"),
+           "--build-temp", str(build_dir / "temp")]
+    proc = subprocess.run(cmd, cwd=checkout, capture_output=True, text=True)
+    for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+        core = build_dir / "lib" / PACKAGE / f"_core{suffix}"
+        if proc.returncode == 0 and core.is_file():
+            return core
+    raise PackageError(f"`{' '.join(cmd)}` in {checkout} failed (exit {proc.returncode}); it needs a C compiler, "
+                       f"setuptools and numpy for this Python ({sys.executable}):\n"
+                       f"{(proc.stderr or proc.stdout).strip()[-3000:]}")
 
 
 def built_manifest(text: str, target_platform: str, python: Tuple[int, int]) -> str:
     """The manifest for a zip built for ``target_platform`` with ``_core`` for ``python``."""
     if python not in BLENDER_FOR_PYTHON:
         known = ", ".join(f"{a}.{b}" for a, b in BLENDER_FOR_PYTHON)
-        raise ValueError(f"Blender ships Python {known}; _core for Python {python[0]}.{python[1]} "
-                         "would not import there")
+        raise PackageError(f"Blender 4.2+ ships Python {known}; _core for Python {python[0]}.{python[1]} "
+                           "would not import there (build with one of those, or pass --legacy)")
     lo, hi = BLENDER_FOR_PYTHON[python]
     versions = f'blender_version_min = "{lo}"\n' + (f'blender_version_max = "{hi}"\n' if hi else "")
     text, count = re.subn(r'(?m)^blender_version_min\s*=.*\n(blender_version_max\s*=.*\n)?', versions, text)
     if count != 1:
-        raise ValueError(f"{MANIFEST} must have one blender_version_min line")
+        raise PackageError(f"{MANIFEST} must have one blender_version_min line")
     return (text.rstrip("\n") + "\n\n\n# BEGIN GENERATED CONTENT.\n# This must not be included in source manifests.\n"
             f'[build.generated]\nplatforms = ["{target_platform}"]\nwheels = []\n# END GENERATED CONTENT.\n')
 
 
-def build(out_dir: Path, source: Optional[Path] = None) -> Path:
-    """Write the extension zip for this platform and Python into ``out_dir``; return its path.
+def extension_manifest(source: Path, version: str, target_platform: str) -> str:
+    """The extension's manifest, checked against ``version`` and this platform."""
+    import tomllib  # Python 3.11+, as every Python of Blender 4.2+
 
-    Raises ``FileNotFoundError`` when ``_core`` is not built for this
-    Python, and ``ValueError`` when the manifest's version differs from
-    ``uvnest.__version__`` or this Python is not one Blender ships.
-    """
-    import tomllib  # Python 3.11+, as every Python Blender ships
-
-    source = package_dir() if source is None else source
     text = (source / MANIFEST).read_text(encoding="utf-8")
     manifest = tomllib.loads(text)
-    if manifest["version"] != __version__:
-        raise ValueError(f"{MANIFEST} has version {manifest['version']}, uvnest is {__version__}")
-    target_platform = blender_platform()
+    if manifest["id"] != PACKAGE or manifest["version"] != version:
+        raise PackageError(f"{MANIFEST} has id {manifest['id']} version {manifest['version']}, "
+                           f"the package is {PACKAGE} {version}")
     if target_platform not in manifest.get("platforms", [target_platform]):
-        raise ValueError(f"{MANIFEST} does not list this platform ({target_platform})")
-    core = core_file(source)
+        raise PackageError(f"{MANIFEST} does not list this platform ({target_platform})")
     data = built_manifest(text, target_platform, sys.version_info[:2])
     tomllib.loads(data)  # must stay valid TOML
+    return data
+
+
+def build(out_dir: Path, legacy: bool = False) -> Path:
+    """Compile ``_core`` and write the zip for this platform and Python into ``out_dir``; return its path.
+
+    ``legacy`` builds the add-on for Blender 3.4 to 4.1 (the package in a
+    ``uvnest/`` folder, described by its ``bl_info``) instead of the
+    extension (the package files at the root, with the manifest).  Raises
+    :class:`PackageError` when this file is not in a checkout, the versions
+    of ``__init__.py`` and the manifest disagree, this Python cannot run in
+    Blender 4.2+ (extension only) or ``_core`` does not compile.
+    """
+    checkout = checkout_dir()
+    source = checkout / "addon"
+    version, _ = package_metadata(source)
+    target_platform = blender_platform()
+    tag = target_platform.replace("-", "_")
+    if legacy:
+        prefix, manifest = f"{PACKAGE}/", None
+        out_name = f"{PACKAGE}-{version}-legacy-cp{sys.version_info[0]}{sys.version_info[1]}-{tag}.zip"
+    else:
+        prefix, manifest = "", extension_manifest(source, version, target_platform)
+        out_name = f"{PACKAGE}-{version}-{tag}.zip"
+    modules = addon_modules(source)
     out_dir.mkdir(parents=True, exist_ok=True)
-    out = out_dir / f"{manifest['id']}-{manifest['version']}-{target_platform.replace('-', '_')}.zip"
+    out = out_dir / out_name
     tmp = out.with_name("." + out.name)
-    with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as zf:
-        zf.writestr(MANIFEST, data)
-        for path, name in package_files(source):
-            zf.write(path, name)
-        zf.write(core, core.name)
+    with tempfile.TemporaryDirectory(prefix="uvnest-package-") as build_dir:
+        core = compile_core(checkout, Path(build_dir))
+        with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as zf:
+            if manifest is not None:
+                zf.writestr(MANIFEST, manifest)
+            for name in modules:
+                zf.write(source / name, prefix + name)
+            zf.write(core, prefix + core.name)
     os.replace(tmp, out)
     return out
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    """Command line: ``python -m uvnest.blender.package [--out DIR]``."""
-    parser = argparse.ArgumentParser(prog="python -m uvnest.blender.package",
-                                     description="Build the uvnest Blender extension zip for this platform.")
+    """Command line: ``python addon/blender/package.py [--out DIR] [--legacy]``."""
+    parser = argparse.ArgumentParser(prog="python addon/blender/package.py",
+                                     description="Build the uvnest Blender add-on zip for this platform and "
+                                                 "Python from this checkout.")
     parser.add_argument("--out", type=Path, default=Path("dist"), help="output folder (default: dist)")
+    parser.add_argument("--legacy", action="store_true",
+                        help="build the legacy add-on for Blender 3.4 to 4.1 instead of the 4.2+ extension")
     args = parser.parse_args(argv)
     try:
-        out = build(args.out)
-    except (FileNotFoundError, ValueError) as exc:
+        out = build(args.out, legacy=args.legacy)
+    except PackageError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    names: List[str] = zipfile.ZipFile(out).namelist()
-    print(f"{out} ({out.stat().st_size:,} bytes, {len(names)} files)")
+    python = sys.version_info[:2]
+    if args.legacy:
+        official = LEGACY_BLENDER_FOR_PYTHON.get(python)
+        blender = f"Blender builds that run Python {python[0]}.{python[1]}"
+        blender = f"Blender {official} and {blender}" if official else blender
+    else:
+        lo, hi = BLENDER_FOR_PYTHON[python]
+        blender = f"Blender {lo} and later" if hi is None else f"Blender {lo} up to (not including) {hi}"
+    names = zipfile.ZipFile(out).namelist()
+    print(f"{out} ({out.stat().st_size:,} bytes, {len(names)} files) for {blender}")
     return 0
 
 

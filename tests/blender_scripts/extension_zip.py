@@ -1,7 +1,9 @@
-"""The built extension zip inside Blender: Blender's own install path, and a plain import.
+"""The built add-on zips inside Blender: Blender's own install paths, and a plain import.
 
-Usage: ``<bpy python> extension_zip.py MODE ZIP WORKDIR`` with PYTHONPATH
-*not* pointing at the development package.
+Usage: ``<bpy python> extension_zip.py MODE ZIP WORKDIR`` (modes ``install``
+and ``unzip``, Blender 4.2+) or ``blender -b --factory-startup --python
+extension_zip.py -- legacy ZIP WORKDIR`` (any Blender from 3.4), with
+PYTHONPATH *not* pointing at the development package.
 
 ``install``: installs ZIP with Blender's extension manager
 (``extensions.package_install_files`` into the ``user_default`` repository,
@@ -15,20 +17,31 @@ disabling leaves behind, and uninstalls it.
 ``unzip``: extracts ZIP into WORKDIR/uvnest, puts WORKDIR on ``sys.path``,
 imports ``uvnest`` from there and calls ``register()``/``unregister()``
 around a pack.
+
+``legacy``: installs the legacy add-on ZIP as *Preferences > Add-ons >
+Install* does (``preferences.addon_install``), enables the module
+``uvnest``, packs a cube, disables and removes it.  Run it with
+``BLENDER_USER_CONFIG`` and ``BLENDER_USER_SCRIPTS`` set to scratch folders.
+
+``install`` and ``legacy`` also report which files of the installed package
+were imported by then (``imported``), to compare with the zip's contents.
 """
 from __future__ import annotations
 
 import sys
 import zipfile
 from pathlib import Path
-from typing import Any, Dict
+from typing import Any, Dict, List
 
 # isort: off
 import bpy  # first: importing bpy is what makes bmesh importable
+import addon_utils  # Blender's own module: importable once bpy is
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # Blender's --python does not add it
 import _common
 # isort: on
 
 MODULE = "bl_ext.user_default.uvnest"
+LEGACY_MODULE = "uvnest"
 
 
 def registered() -> Dict[str, Any]:
@@ -52,6 +65,13 @@ def pack_cube() -> Dict[str, Any]:
     return {"result": sorted(result)}
 
 
+def imported(module: str) -> List[str]:
+    """Files of the package ``module`` that are imported now, relative to its folder."""
+    root = Path(sys.modules[module].__file__).parent
+    return sorted(Path(m.__file__).relative_to(root).as_posix() for name, m in list(sys.modules.items())
+                  if (name == module or name.startswith(module + ".")) and getattr(m, "__file__", None))
+
+
 def install(zip_path: str) -> Dict[str, Any]:
     bpy.ops.wm.read_factory_settings(use_empty=True)
     prefs = bpy.context.preferences
@@ -63,6 +83,7 @@ def install(zip_path: str) -> Dict[str, Any]:
     out["module_file"] = sys.modules[MODULE].__file__ if MODULE in sys.modules else ""
     out["installed"] = registered()
     out["pack"] = pack_cube()
+    out["imported"] = imported(MODULE)
     bpy.ops.preferences.addon_disable(module=MODULE)
     out["disabled"] = registered()
     bpy.ops.preferences.addon_enable(module=MODULE)
@@ -94,12 +115,42 @@ def unzip(zip_path: str, work: Path) -> Dict[str, Any]:
     return out
 
 
+def legacy(zip_path: str) -> Dict[str, Any]:
+    prefs = bpy.context.preferences
+    prefs.use_preferences_save = False
+    out: Dict[str, Any] = {"blender": bpy.app.version_string, "before": registered()}
+    out["install"] = sorted(bpy.ops.preferences.addon_install(filepath=zip_path))
+    out["enable"] = sorted(bpy.ops.preferences.addon_enable(module=LEGACY_MODULE))
+    out["enabled"] = LEGACY_MODULE in prefs.addons
+    module = sys.modules.get(LEGACY_MODULE)
+    out["module_file"] = module.__file__ if module is not None else ""
+    out["bl_info"] = {k: list(v) if isinstance(v, tuple) else v for k, v in addon_utils.module_bl_info(module).items()
+                      if k in ("name", "version", "blender", "category")} if module is not None else {}
+    out["installed"] = registered()
+    settings = getattr(bpy.context.scene, "uvnest", None)
+    out["settings"] = type(settings).__name__ if settings is not None else ""
+    out["pack"] = pack_cube()
+    out["imported"] = imported(LEGACY_MODULE) if module is not None else []
+    bpy.ops.preferences.addon_disable(module=LEGACY_MODULE)
+    out["disabled"] = registered()
+    # addon_remove redraws the area it runs in, and in background mode there is none: lend it one
+    with bpy.context.temp_override(area=bpy.context.screen.areas[0]):
+        out["remove"] = sorted(bpy.ops.preferences.addon_remove(module=LEGACY_MODULE))
+    addons = Path(bpy.utils.user_resource("SCRIPTS", path="addons"))
+    out["addons_dir"] = str(addons)
+    out["left_files"] = sorted(p.name for p in addons.glob("uvnest*"))
+    return out
+
+
 def main() -> None:
-    mode, zip_path, work = sys.argv[1], sys.argv[2], Path(sys.argv[3])
+    args = sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else sys.argv[1:]
+    mode, zip_path, work = args[0], args[1], Path(args[2])
     if mode == "install":
         _common.emit(install(zip_path))
     elif mode == "unzip":
         _common.emit(unzip(zip_path, work))
+    elif mode == "legacy":
+        _common.emit(legacy(zip_path))
     else:
         raise SystemExit(f"unknown mode {mode!r}")
 
