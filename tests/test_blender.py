@@ -253,6 +253,10 @@ def test_modal_operator_fed_with_events(case: str, want: int) -> None:
         assert r["result"] == ["FINISHED"] and r["final_is_best"] and not r["restored"], name
         assert r["best_coverage"] >= r["coverages"][-1]
         assert r["reports"][0][0] == ["INFO"] and r["reports"][0][1].startswith("Packed ")
+    switched = out["mode_switch"]  # Edit Mode left behind the operator's back
+    assert switched["streamed"] and switched["result"] == ["CANCELLED"] and switched["restored"]
+    assert not switched["worker_alive"] and switched["timer_cleared"]
+    assert switched["reports"] == [[["INFO"], "Pack stopped: Edit Mode was left; original UVs restored"]]
     undo = out["undo"]
     assert undo["invoke_result"] == ["FINISHED"] and undo["packed_changed"]
     assert undo["undo_restores"] and undo["redo_repacks"]

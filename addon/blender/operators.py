@@ -7,20 +7,39 @@ layouts into the edit meshes.  The operator drives it two ways:
 
 * ``invoke`` (menus, the sidebar button): the search runs in a worker
   thread; a window-manager timer polls it every ``TIMER_SECONDS`` and writes
-  each better layout at once.  Enter, Space or a left click keeps the best
-  layout; Esc or a right click restores the original UVs and cancels.  It
-  ends by itself at the time or iteration limit, or after the set seconds
-  without improvement.
-* ``execute`` (scripts, the redo panel, background mode): the search runs
-  synchronously for the limits, then the best layout is written.
+  each better layout.  Enter, Space or a left click keeps the best layout;
+  Esc or a right click restores the original UVs and cancels.  It ends by
+  itself at the time or iteration limit, or after the set seconds without
+  improvement.
+* ``execute`` (scripts, background mode): the search runs synchronously for
+  the limits, then the best layout is written.
 
 Finishing adds one undo step, "Pack Islands (uvnest)"; cancelling adds none.
+There is no redo panel: redoing would run the whole search again on the
+main thread and freeze Blender for up to the time limit.
+
+The session survives ordinary editing.  No BMesh element is kept from one
+timer tick to the next: each mesh is held by its object, its mesh and the
+BMesh wrapper, which Blender invalidates when it frees the BMesh (undo,
+redo, leaving Edit Mode, loading a file); loops are addressed by face index
+and corner.  Every tick first checks that all of it is still there.  When
+it is not, the session ends: the worker is stopped, the timer, header and
+status text are cleared, and each mesh that still holds a streamed layout
+gets its original UVs back (a mesh whose UVs changed otherwise, by an undo
+for example, is left as it is); an INFO report says why.
+
+Writing UVs through bmesh costs about 0.7 microseconds a loop on the main
+thread, so a layout is written in slices of at most ``WRITE_SLICE_SECONDS``
+a tick, and shown (``bmesh.update_edit_mesh`` and a redraw) once it is
+whole, at most every ``REDRAW_INTERVAL`` seconds.
 """
 # No ``from __future__ import annotations``: Blender reads the property
 # definitions from the class annotations, which must stay objects.
 import itertools
+import time
+import traceback
 from dataclasses import replace
-from typing import Any, List, Optional, Set
+from typing import Any, Optional, Set
 
 # isort: off
 import bpy  # first: importing bpy is what makes bmesh importable outside Blender
@@ -30,14 +49,21 @@ import numpy as np
 from bpy.types import Context, Event, Object, Operator
 
 from ..live import KEYS_TEXT, Layout, Limits, LiveSession, MeshLoops, PackError
-from .props import PackOptions, draw_options, image_size, limits_from, settings_from
+from .props import PackOptions, limits_from, settings_from
 
 #: Seconds between two looks at the running search.
 TIMER_SECONDS = 0.05
+#: Main-thread seconds one tick may spend writing UVs (a dense mesh's layout
+#: takes several ticks; Blender stays responsive in between).
+WRITE_SLICE_SECONDS = 0.015
+#: Faces written between two looks at the clock.
+WRITE_BATCH_FACES = 256
+#: Shortest time between two streamed layouts shown: at most 10 redraws a second.
+REDRAW_INTERVAL = 0.1
 #: Time limit of ``execute`` when no limit at all is set (it cannot run "until stopped").
 SCRIPT_TIME_LIMIT = 10.0
-#: Seconds to wait for the worker to stop after a keep or cancel.
-STOP_TIMEOUT = 2.0
+#: Seconds to wait for the worker to stop after a keep, a cancel or an abandon.
+STOP_TIMEOUT = 0.5
 KEEP_EVENTS = {"RET", "NUMPAD_ENTER", "SPACE", "LEFTMOUSE"}
 CANCEL_EVENTS = {"ESC", "RIGHTMOUSE"}
 #: Events passed on while packing, so that the views can be panned and zoomed.
@@ -45,20 +71,61 @@ VIEW_EVENTS = {"MIDDLEMOUSE", "WHEELUPMOUSE", "WHEELDOWNMOUSE", "WHEELINMOUSE", 
                "TRACKPADPAN", "TRACKPADZOOM", "MOUSEMOVE", "INBETWEEN_MOUSEMOVE", "NUMPAD_PLUS",
                "NUMPAD_MINUS"}
 
-# Blender 5.0 keeps the UV selection on the loop; Blender 4.x on the UV layer item.
+# Blender 5.0 keeps the UV selection on the loop; Blender 3.x and 4.x on the UV layer item.
 _UV_SELECT_ON_LOOP = hasattr(bmesh.types.BMLoop, "uv_select_vert")
 
 
+class MeshGone(Exception):
+    """A mesh being packed is no longer the one that was read; the message says why."""
+
+
+def _same_bits(a: np.ndarray, b: np.ndarray) -> bool:
+    """True when two float32 arrays hold the same bits."""
+    return a.shape == b.shape and bool(np.array_equal(a.view(np.uint32), b.view(np.uint32)))
+
+
 class EditMeshUVs:
-    """One mesh in edit mode: reads its loops, writes UVs to the loops that move."""
+    """One mesh in edit mode, held by identity, never by its elements.
+
+    Keeps the object, its mesh and the BMesh wrapper (checked on every use),
+    the faces that move and, for their loops, the original UVs and the UVs
+    written into the mesh so far.
+    """
 
     def __init__(self, obj: Object) -> None:
         self.obj = obj
         self.mesh = obj.data
+        self.name = obj.name
         self.bm = bmesh.from_edit_mesh(self.mesh)
-        self.uv_layer = self.bm.loops.layers.uv.active
-        self._loops: List[Any] = []
-        self._moving: List[Any] = []
+        layer = self.bm.loops.layers.uv.active
+        self.layer_name: Optional[str] = None if layer is None else layer.name
+        self.n_faces = len(self.bm.faces)
+        self.n_loops = 0
+        self.loops = np.zeros(0, np.int64)         # moving loops (mesh loop indices, face order)
+        self.faces = np.zeros(0, np.int64)         # their faces, in order
+        self.face_first = np.zeros(1, np.int64)    # per moving face, its first row in ``loops`` (+ the end)
+        self.original = np.zeros((0, 2), np.float32)
+        self.written = np.zeros((0, 2), np.float32)
+        self._target: Optional[np.ndarray] = None  # the layout being written, and how far
+        self._cursor = 0
+
+    # ---------------------------------------------------------- identity
+
+    def live_bmesh(self) -> Any:
+        """The BMesh, when it is still the one that was read; else raise :class:`MeshGone`."""
+        try:
+            if not self.mesh.is_editmode:
+                raise MeshGone(f"{self.name} left Edit Mode")
+            bm = bmesh.from_edit_mesh(self.mesh)
+        except ReferenceError:
+            raise MeshGone("an object being packed was deleted") from None
+        if bm is not self.bm or not bm.is_valid or len(bm.faces) != self.n_faces:
+            raise MeshGone(f"{self.name} changed (undo, redo or an edit)")
+        if self.layer_name is not None and bm.loops.layers.uv.get(self.layer_name) is None:
+            raise MeshGone(f"{self.name} lost its UV map {self.layer_name!r}")
+        return bm
+
+    # ------------------------------------------------------------- read
 
     def read(self, sync: bool) -> MeshLoops:
         """The mesh's loops for the session.
@@ -73,43 +140,135 @@ class EditMeshUVs:
         total = np.fromiter((len(f.loops) for f in faces), np.int64, n_faces)
         start = np.zeros(n_faces, np.int64)
         np.cumsum(total[:-1], out=start[1:])
+        self.n_loops = int(total.sum())
         selected = np.fromiter((f.select for f in faces), bool, n_faces)
         hidden = np.fromiter((f.hide for f in faces), bool, n_faces)
-        uv = self.uv_layer
-        if uv is None or n_faces == 0:
-            return MeshLoops(None, start, total, np.zeros(int(total.sum()), np.int64), selected, hidden,
-                             np.zeros(n_faces, bool), self.obj.name)
+        if self.layer_name is None or n_faces == 0:
+            return MeshLoops(None, start, total, np.zeros(self.n_loops, np.int64), selected, hidden,
+                             np.zeros(n_faces, bool), self.name)
+        uv = self.bm.loops.layers.uv[self.layer_name]
         self.bm.verts.index_update()
-        self._loops = [loop for f in faces for loop in f.loops]
-        n = len(self._loops)
-        uvs = np.fromiter(itertools.chain.from_iterable(loop[uv].uv for loop in self._loops), np.float32, 2 * n)
-        verts = np.fromiter((loop.vert.index for loop in self._loops), np.int64, n)
-        pinned = np.logical_or.reduceat(np.fromiter((loop[uv].pin_uv for loop in self._loops), bool, n), start)
+        loops = [loop for f in faces for loop in f.loops]  # local: no element outlives this call
+        n = len(loops)
+        uvs = np.fromiter(itertools.chain.from_iterable(loop[uv].uv for loop in loops), np.float32, 2 * n)
+        verts = np.fromiter((loop.vert.index for loop in loops), np.int64, n)
+        pinned = np.logical_or.reduceat(np.fromiter((loop[uv].pin_uv for loop in loops), bool, n), start)
         if not sync:
             if _UV_SELECT_ON_LOOP:
-                uv_selected = np.fromiter((loop.uv_select_vert for loop in self._loops), bool, n)
+                uv_selected = np.fromiter((loop.uv_select_vert for loop in loops), bool, n)
             else:
-                uv_selected = np.fromiter((loop[uv].select for loop in self._loops), bool, n)
+                uv_selected = np.fromiter((loop[uv].select for loop in loops), bool, n)
             selected &= np.logical_and.reduceat(uv_selected, start)
-        return MeshLoops(uvs.reshape(-1, 2), start, total, verts, selected, hidden, pinned, self.obj.name)
+        return MeshLoops(uvs.reshape(-1, 2), start, total, verts, selected, hidden, pinned, self.name)
 
-    def bind(self, loop_indices: np.ndarray) -> None:
-        """Remember the loops that move (the session's ``moving_loops`` for this mesh)."""
-        self._moving = [self._loops[i] for i in loop_indices.tolist()]
+    def bind(self, moving_loops: np.ndarray, original: np.ndarray, loop_total: np.ndarray) -> None:
+        """Remember the loops that move (whole faces, in face order: the
+        session's ``moving_loops``) and their original UVs."""
+        self.loops = np.asarray(moving_loops, np.int64)
+        self.original = np.array(original, np.float32)
+        self.written = self.original.copy()
+        face_of_loop = np.repeat(np.arange(len(loop_total), dtype=np.int64), loop_total)[self.loops]
+        starts = np.flatnonzero(np.diff(face_of_loop, prepend=-1) != 0) if face_of_loop.size else face_of_loop
+        self.faces = face_of_loop[starts]
+        self.face_first = np.append(starts, face_of_loop.size).astype(np.int64)
 
-    def write(self, uvs: np.ndarray) -> None:
-        """Write ``uvs`` (one row per moving loop) into the edit mesh."""
-        if not self._moving:
-            return
-        uv = self.uv_layer
-        for loop, value in zip(self._moving, uvs.tolist()):
-            loop[uv].uv = value
+    # ------------------------------------------------------------ write
+
+    def begin(self, uvs: np.ndarray) -> None:
+        """Start writing ``uvs`` (one row per moving loop)."""
+        self._target = np.asarray(uvs, np.float32)
+        self._cursor = 0
+
+    @property
+    def writing(self) -> bool:
+        """True while a layout is only partly written."""
+        return self._target is not None
+
+    def write_some(self, deadline: float) -> bool:
+        """Write the started layout until ``deadline`` (``time.perf_counter``);
+        True once it is whole (then the edit mesh is updated for drawing).
+        Raises :class:`MeshGone` when the mesh is no longer the one read."""
+        if self._target is None:
+            return True
+        bm = self.live_bmesh()
+        faces = bm.faces
+        faces.ensure_lookup_table()
+        uv = bm.loops.layers.uv[self.layer_name]
+        k, n = self._cursor, len(self.faces)
+        while k < n:
+            end = min(k + WRITE_BATCH_FACES, n)
+            lo, hi = int(self.face_first[k]), int(self.face_first[end])
+            rows = iter(self._target[lo:hi].tolist())
+            for fi in self.faces[k:end].tolist():
+                for loop in faces[fi].loops:
+                    loop[uv].uv = next(rows)
+            self.written[lo:hi] = self._target[lo:hi]
+            k = end
+            if time.perf_counter() >= deadline:
+                break
+        self._cursor = k
+        if k < n:
+            return False
+        self._target = None
         bmesh.update_edit_mesh(self.mesh, loop_triangles=False, destructive=False)
+        return True
+
+    def write_all(self, uvs: np.ndarray) -> None:
+        """Write ``uvs`` whole, now."""
+        self.begin(uvs)
+        self.write_some(float("inf"))
+
+    # ---------------------------------------------------------- restore
+
+    def restore_if_streamed(self) -> bool:
+        """After the session broke off: give the moving loops their original
+        UVs back where the mesh still holds what was written (in Edit Mode,
+        or in the mesh data after leaving it).  A mesh that was deleted, or
+        whose UVs changed otherwise (an undo), is left alone.  True when UVs
+        were restored."""
+        if _same_bits(self.written, self.original):
+            return False
+        try:
+            if self.mesh.is_editmode:
+                return self._restore_edit_mesh()
+            return self._restore_mesh_data()
+        except ReferenceError:
+            return False
+
+    def _restore_edit_mesh(self) -> bool:
+        bm = bmesh.from_edit_mesh(self.mesh)
+        uv = bm.loops.layers.uv.get(self.layer_name) if self.layer_name is not None else None
+        if uv is None or len(bm.faces) != self.n_faces:
+            return False
+        faces = bm.faces
+        faces.ensure_lookup_table()
+        now = np.array([loop[uv].uv[:] for fi in self.faces.tolist() for loop in faces[fi].loops],
+                       np.float32).reshape(-1, 2)
+        if not _same_bits(now, self.written):
+            return False
+        self.bm = bm
+        self.write_all(self.original)
+        return True
+
+    def _restore_mesh_data(self) -> bool:
+        layer = self.mesh.uv_layers.get(self.layer_name) if self.layer_name is not None else None
+        if layer is None or len(self.mesh.loops) != self.n_loops:
+            return False
+        flat = np.empty(2 * self.n_loops, np.float32)
+        layer.data.foreach_get("uv", flat)
+        full = flat.reshape(-1, 2)
+        if not _same_bits(full[self.loops], self.written):
+            return False
+        full[self.loops] = self.original
+        layer.data.foreach_set("uv", flat)
+        self.mesh.update()
+        self.written = self.original.copy()
+        return True
 
 
 class PackJob:
     """The Blender side of one pack: the meshes in edit mode, their session,
-    and the layout currently written into them.
+    and the layout written into them.
 
     Raises :class:`uvnest.live.PackError` when there is nothing to pack.
     """
@@ -120,38 +279,89 @@ class PackJob:
         self.meshes = [EditMeshUVs(obj) for obj in objects]
         loops = [m.read(sync) for m in self.meshes]
         self.session = LiveSession(loops, settings_from(options, context), limits)
-        for m, moving in zip(self.meshes, self.session.moving_loops):
-            m.bind(moving)
+        for m, read, moving, original in zip(self.meshes, loops, self.session.moving_loops,
+                                             self.session.original):
+            m.bind(moving, original, read.loop_total)
         self.applied: Optional[Layout] = None
+        self._writing: Optional[Layout] = None
+        self._shown_at = -REDRAW_INTERVAL
 
-    def write(self, uvs_per_mesh: Any) -> None:
-        """Write per-mesh UVs of the moving loops into the edit meshes."""
-        for m, uvs in zip(self.meshes, uvs_per_mesh):
-            m.write(uvs)
+    # ---------------------------------------------------------- checks
 
-    def update(self) -> Optional[Layout]:
-        """Write the newest better layout, if any; return it."""
-        layout = self.session.poll()
-        if layout is not None:
-            self.write(layout.loop_uvs)
-            self.applied = layout
-        return layout
+    def check(self, context: Context) -> None:
+        """Raise :class:`MeshGone` unless Edit Mode and every mesh read are still there."""
+        if context.mode != "EDIT_MESH":
+            raise MeshGone("Edit Mode was left")
+        for m in self.meshes:
+            m.live_bmesh()
+
+    # --------------------------------------------------------- streaming
+
+    @property
+    def writing(self) -> bool:
+        """True while a streamed layout is only partly written."""
+        return self._writing is not None
+
+    def update(self) -> bool:
+        """Write a slice of the newest better layout; True when one became
+        whole this tick (then the views want a redraw)."""
+        now = time.perf_counter()
+        if self._writing is None:
+            if now - self._shown_at < REDRAW_INTERVAL:
+                return False
+            layout = self.session.poll()
+            if layout is None:
+                return False
+            self._writing = layout
+            for m, uvs in zip(self.meshes, layout.loop_uvs):
+                m.begin(uvs)
+        deadline = now + WRITE_SLICE_SECONDS
+        if not all([m.write_some(deadline) for m in self.meshes]):
+            return False
+        self.applied, self._writing = self._writing, None
+        self._shown_at = time.perf_counter()
+        return True
+
+    def write_all(self, layout: Layout) -> None:
+        """Write ``layout`` whole, now."""
+        for m, uvs in zip(self.meshes, layout.loop_uvs):
+            m.write_all(uvs)
+        self.applied, self._writing = layout, None
+
+    # --------------------------------------------------------------- end
 
     def keep(self) -> Optional[Layout]:
-        """Stop the search and leave the best layout in the meshes (None and
-        nothing changed when it stopped before the first layout)."""
+        """Stop the search and leave the best layout in the meshes (None when
+        it stopped before the first layout: then the original UVs are back)."""
         layout = self.session.keep(STOP_TIMEOUT)
-        if layout is not None and layout is not self.applied:
-            self.write(layout.loop_uvs)
-            self.applied = layout
+        if layout is None:
+            self.restore()
+            return None
+        if layout is not self.applied or self._writing is not None:
+            self.write_all(layout)
         return layout
 
+    def restore(self) -> None:
+        """Write the original UVs back, bit for bit, where anything was written."""
+        for m in self.meshes:
+            if not _same_bits(m.written, m.original):
+                m.write_all(m.original)
+        self.applied, self._writing = None, None
+
     def cancel(self) -> None:
-        """Stop the search and write the original UVs back, bit for bit."""
-        originals = self.session.cancel(STOP_TIMEOUT)
-        if self.applied is not None:
-            self.write(originals)
-            self.applied = None
+        """Stop the search and write the original UVs back."""
+        self.session.cancel(STOP_TIMEOUT)
+        self.restore()
+
+    def abandon(self) -> bool:
+        """Stop the search after the meshes changed under it: restore what
+        still holds a streamed layout, touch nothing else.  True when any
+        mesh was restored."""
+        self.session.cancel(STOP_TIMEOUT)
+        restored = False
+        for m in self.meshes:
+            restored |= m.restore_if_streamed()
+        return restored
 
     def summary(self, layout: Layout) -> str:
         """A report line for ``layout``."""
@@ -162,11 +372,20 @@ class PackJob:
 
 
 def _redraw(context: Context) -> None:
-    """Redraw the UV editors and 3D views of the screen."""
-    screen = context.screen
-    for area in screen.areas if screen is not None else ():
-        if area.type in {"IMAGE_EDITOR", "VIEW_3D"}:
-            area.tag_redraw()
+    """Redraw the UV editors and 3D views of every window."""
+    for window in context.window_manager.windows:
+        for area in window.screen.areas if window.screen is not None else ():
+            if area.type in {"IMAGE_EDITOR", "VIEW_3D"}:
+                area.tag_redraw()
+
+
+def _area_by_pointer(context: Context, pointer: int) -> Any:
+    """The area whose address is ``pointer`` in any window, or None once it was closed."""
+    for window in context.window_manager.windows:
+        for area in window.screen.areas if window.screen is not None else ():
+            if area.as_pointer() == pointer:
+                return area
+    return None
 
 
 class UV_OT_uvnest_pack(PackOptions, Operator):
@@ -174,14 +393,12 @@ class UV_OT_uvnest_pack(PackOptions, Operator):
 
     bl_idname = "uv.uvnest_pack"
     bl_label = "Pack Islands (uvnest)"
-    bl_options = {"REGISTER", "UNDO"}
+    # No REGISTER: the redo panel would re-run the whole search synchronously.
+    bl_options = {"UNDO"}
 
     @classmethod
     def poll(cls, context: Context) -> bool:
         return context.mode == "EDIT_MESH"
-
-    def draw(self, context: Context) -> None:
-        draw_options(self.layout, self, image_size(context))
 
     def execute(self, context: Context) -> Set[str]:
         limits = limits_from(self)
@@ -193,7 +410,7 @@ class UV_OT_uvnest_pack(PackOptions, Operator):
         except PackError as exc:
             self.report({"ERROR"}, str(exc))
             return {"CANCELLED"}
-        job.write(layout.loop_uvs)
+        job.write_all(layout)
         self.report({"INFO"}, job.summary(layout))
         return {"FINISHED"}
 
@@ -205,6 +422,7 @@ class UV_OT_uvnest_pack(PackOptions, Operator):
         except PackError as exc:
             self.report({"ERROR"}, str(exc))
             return {"CANCELLED"}
+        self._area = context.area.as_pointer() if context.area is not None else 0
         self._job.session.start()
         wm = context.window_manager
         self._timer = wm.event_timer_add(TIMER_SECONDS, window=context.window)
@@ -213,13 +431,31 @@ class UV_OT_uvnest_pack(PackOptions, Operator):
         return {"RUNNING_MODAL"}
 
     def modal(self, context: Context, event: Event) -> Set[str]:
+        try:
+            return self._step(context, event)
+        except Exception as exc:  # never leave a worker, a timer or a header behind
+            traceback.print_exc()
+            try:
+                self._job.abandon()
+            finally:
+                self._clear(context)
+            self.report({"ERROR"}, f"uvnest stopped: {type(exc).__name__}: {exc}")
+            return {"CANCELLED"}
+
+    def _step(self, context: Context, event: Event) -> Set[str]:
         job = self._job
-        if event.type == "TIMER":
-            if job.update() is not None:
+        try:
+            job.check(context)
+            if self._area and _area_by_pointer(context, self._area) is None:
+                raise MeshGone("the editor it ran in was closed")
+            if event.type == "TIMER" and job.update():
                 _redraw(context)
+        except MeshGone as gone:
+            return self._abandon(context, str(gone))
+        if event.type == "TIMER":
             if job.session.error is not None:
                 return self._finish(context, keep=False)
-            if job.session.done:
+            if job.session.done and not job.writing:
                 return self._finish(context, keep=True)
             self._show_status(context)
             return {"RUNNING_MODAL"}
@@ -234,39 +470,66 @@ class UV_OT_uvnest_pack(PackOptions, Operator):
     def cancel(self, context: Context) -> None:
         # Blender ends the modal operator (window closed, file loaded): stop
         # the worker without touching meshes that may be going away.
-        self._job.session.cancel(STOP_TIMEOUT)
-        self._clear_status(context)
+        try:
+            self._job.session.cancel(STOP_TIMEOUT)
+        finally:
+            self._clear(context)
+
+    # ------------------------------------------------------------ status
+
+    def _header_area(self, context: Context) -> Any:
+        return _area_by_pointer(context, self._area) if self._area else None
 
     def _show_status(self, context: Context) -> None:
-        if context.area is not None:
-            context.area.header_text_set(f"{self._job.session.status_text()}   |   {KEYS_TEXT}")
+        area = self._header_area(context)
+        if area is not None:
+            area.header_text_set(f"{self._job.session.status_text()}   |   {KEYS_TEXT}")
         if context.workspace is not None:
             context.workspace.status_text_set(KEYS_TEXT)
 
-    def _clear_status(self, context: Context) -> None:
-        context.window_manager.event_timer_remove(self._timer)
-        if context.area is not None:
-            context.area.header_text_set(None)
+    def _clear(self, context: Context) -> None:
+        """Remove the timer, the header and the status text (once), and redraw."""
+        timer, self._timer = self._timer, None
+        if timer is not None:
+            context.window_manager.event_timer_remove(timer)
+        area = self._header_area(context)
+        if area is not None:
+            area.header_text_set(None)
         if context.workspace is not None:
             context.workspace.status_text_set(None)
+        _redraw(context)
+
+    # --------------------------------------------------------------- end
+
+    def _abandon(self, context: Context, why: str) -> Set[str]:
+        """End after the meshes or the editor changed under the session."""
+        try:
+            restored = self._job.abandon()
+        finally:
+            self._clear(context)
+        after = "original UVs restored" if restored else "UVs left as they are"
+        self.report({"INFO"}, f"Pack stopped: {why}; {after}")
+        return {"CANCELLED"}
 
     def _finish(self, context: Context, keep: bool) -> Set[str]:
         """Keep the best layout or restore the original UVs, and end."""
         job = self._job
-        self._clear_status(context)
         error = job.session.error
-        if keep and error is None:
-            layout = job.keep()
-            _redraw(context)
-            if layout is None:
-                self.report({"WARNING"}, "Stopped before the first layout: nothing changed")
-                return {"CANCELLED"}
+        layout: Optional[Layout] = None
+        try:
+            if keep and error is None:
+                layout = job.keep()
+            else:
+                job.cancel()
+        finally:
+            self._clear(context)
+        if layout is not None:
             self.report({"INFO"}, job.summary(layout))
             return {"FINISHED"}
-        job.cancel()
-        _redraw(context)
         if error is not None:
             self.report({"ERROR"}, str(error))
+        elif keep:
+            self.report({"WARNING"}, "Stopped before the first layout: nothing changed")
         else:
             self.report({"INFO"}, "Pack cancelled: original UVs restored")
         return {"CANCELLED"}

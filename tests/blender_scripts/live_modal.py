@@ -42,12 +42,16 @@ class ModalStandIn:
     """The state ``invoke()`` leaves on the operator, with the operator's own methods."""
 
     modal = UV_OT_uvnest_pack.modal
+    _step = UV_OT_uvnest_pack._step
     _finish = UV_OT_uvnest_pack._finish
+    _abandon = UV_OT_uvnest_pack._abandon
     _show_status = UV_OT_uvnest_pack._show_status
-    _clear_status = UV_OT_uvnest_pack._clear_status
+    _header_area = UV_OT_uvnest_pack._header_area
+    _clear = UV_OT_uvnest_pack._clear
 
     def __init__(self, job: PackJob) -> None:
         self._job = job
+        self._area = 0  # no editor: the bpy module has no screen areas
         self._timer = bpy.context.window_manager.event_timer_add(TIMER_SECONDS, window=bpy.context.window)
         self.reports: List[Tuple[List[str], str]] = []
 
@@ -119,6 +123,31 @@ def drive(obj: bpy.types.Object, finish: str, want: int, **options: Any) -> dict
     return result
 
 
+def mode_switch(obj: bpy.types.Object) -> dict:
+    """Leave Edit Mode behind the operator's back once a layout is written:
+    the next tick ends the session, stops the worker and restores the
+    original UVs in the mesh data."""
+    _common.select_all_faces()
+    settings = bpy.context.scene.uvnest
+    settings.time_limit, settings.stall_limit, settings.margin = 20.0, 0.0, 0.005
+    original = bmesh_uvs(obj)
+    op = ModalStandIn(PackJob(bpy.context, settings, limits_from(settings)))
+    op._job.session.start()
+    t0 = time.perf_counter()
+    while op._job.applied is None and time.perf_counter() - t0 < 20:
+        op.modal(bpy.context, event("TIMER", "NOTHING"))
+        time.sleep(TIMER_SECONDS)
+    streamed = op._job.applied is not None
+    bpy.ops.object.mode_set(mode="OBJECT")
+    state = op.modal(bpy.context, event("TIMER", "NOTHING"))
+    thread = op._job.session._thread
+    out = {"streamed": streamed, "result": sorted(state), "reports": op.reports,
+           "worker_alive": thread is not None and thread.is_alive(),
+           "restored": same_bits(_common.read_loops([obj])["uvs"], original), "timer_cleared": op._timer is None}
+    bpy.ops.object.mode_set(mode="EDIT")
+    return out
+
+
 def undo_checks(obj: bpy.types.Object) -> dict:
     """Undo of a finished run, and no undo step for a cancelled one.
 
@@ -168,6 +197,7 @@ def main() -> None:
         out.update(right_click=drive(obj, "RIGHTMOUSE", 1), space=drive(obj, "SPACE", 1),
                    click=drive(obj, "LEFTMOUSE", 1), iteration_limit=drive(obj, "ESC", 10 ** 6, iteration_limit=30),
                    no_room=drive(obj, "ESC", 10 ** 6, margin=0.9))
+    out["mode_switch"] = mode_switch(obj)
     out["undo"] = undo_checks(obj)
     _common.emit(out)
 
