@@ -234,17 +234,17 @@ def test_legacy_zip_layout(legacy_zip: Path) -> None:
 
 @pytest.fixture(scope="module")
 def system_blender() -> Path:
-    """The ``blender`` program on ``PATH`` (Debian's Blender 3.4.1 in CI), if it is 3.4 or later
-    and runs this Python, for which the legacy zip's ``_core`` is built."""
+    """The ``blender`` program on ``PATH`` (Debian's Blender 3.4.1 in CI), if it is 3.4 or later,
+    has numpy and runs this Python, for which the legacy zip's ``_core`` is built."""
     exe = shutil.which("blender")
     if exe is None:
         pytest.skip("real Blender (the blender program, Debian's package in CI) unavailable: no blender on PATH")
-    expr = "import bpy, sys; print('UVNEST-VERSIONS', *bpy.app.version[:2], *sys.version_info[:2])"
+    expr = "import bpy, sys, numpy; print('UVNEST-VERSIONS', *bpy.app.version[:2], *sys.version_info[:2])"
     proc = subprocess.run([exe, "-b", "--factory-startup", "--python-expr", expr], capture_output=True, text=True,
                           timeout=300, env=blender_env())
     found = re.search(r"^UVNEST-VERSIONS (\d+) (\d+) (\d+) (\d+)$", proc.stdout, re.M)
     if found is None:
-        pytest.skip(f"real Blender ({exe}) does not run: {(proc.stderr or proc.stdout)[-1000:]}")
+        pytest.skip(f"real Blender ({exe}) does not run or has no numpy: {(proc.stdout + proc.stderr)[-1000:]}")
     blender, python = tuple(map(int, found.groups()[:2])), tuple(map(int, found.groups()[2:]))
     if blender < (3, 4) or python != sys.version_info[:2]:
         pytest.skip(f"real Blender {blender} with Python {python} cannot take a legacy zip built here "
