@@ -134,7 +134,7 @@ def test_zips_hold_the_clones_sources_and_nothing_the_addon_does_not_import(
 @pytest.mark.parametrize("kind", ["extension", "legacy"])
 def test_compiled_module_has_no_run_time_search_path(built: Dict[str, Path], kind: str, tmp_path: Path) -> None:
     """No RPATH or RUNPATH (pyenv's Python puts one in its link command): the module must not
-    look for libraries in the build machine's folders."""
+    look for libraries in the build machine's folders.  No debug sections either (stripped)."""
     if platform.system() != "Linux" or shutil.which("readelf") is None:
         pytest.skip("needs Linux and readelf (binutils)")
     with zipfile.ZipFile(built[kind]) as zf:
@@ -143,6 +143,8 @@ def test_compiled_module_has_no_run_time_search_path(built: Dict[str, Path], kin
     dynamic = subprocess.run(["readelf", "-d", str(core)], capture_output=True, text=True, check=True).stdout
     assert "(NEEDED)" in dynamic  # readelf did read the dynamic section
     assert not re.search(r"\((RPATH|RUNPATH)\)", dynamic), dynamic
+    sections = subprocess.run(["readelf", "-S", "-W", str(core)], capture_output=True, text=True, check=True).stdout
+    assert ".dynsym" in sections and ".debug_" not in sections and ".symtab" not in sections, sections
 
 
 def test_package_command_refuses_a_copy_outside_a_checkout(tmp_path: Path) -> None:
