@@ -39,6 +39,8 @@ from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from .geometry import convex_hull
+from .islands import Island, find_islands
 from .packing import Packer, PackResult
 
 __all__ = [
@@ -49,15 +51,27 @@ __all__ = [
     "PackError",
     "PackSettings",
     "Progress",
+    "MARGIN_METHODS",
+    "PIN_METHODS",
+    "ROTATION_MODES",
     "TARGET_MODES",
     "closest_udim_tile",
     "udim_tile_at",
     "udim_tile_rect",
 ]
 
-#: Where the islands go: the UDIM tile closest to the selection, the active
-#: UDIM tile, or the selection's original bounding box (Blender's names).
-TARGET_MODES = ("CLOSEST_UDIM", "ACTIVE_UDIM", "ORIGINAL_AABB", "UDIM_TILES")
+#: Where the islands go (Blender's ``udim_source``): the UDIM tile closest to
+#: the selection, the active UDIM tile, the selection's original bounding
+#: box, a custom region; and uvnest's UDIM tiles at the current density.
+TARGET_MODES = ("CLOSEST_UDIM", "ACTIVE_UDIM", "ORIGINAL_AABB", "CUSTOM_REGION", "UDIM_TILES")
+#: How the margin is given: Blender's ``margin_method`` items, and pixels.
+MARGIN_METHODS = ("SCALED", "ADD", "FRACTION", "PIXELS")
+#: Which rotations the islands may take: none, quarter turns, any (by
+#: ``rotation_step``), and Blender's axis-aligned methods (each island turned
+#: to its smallest bounding box, then quarter turns; or lying; or standing).
+ROTATION_MODES = ("none", "90", "any", "axis", "axis_x", "axis_y")
+#: What pinned islands keep (Blender's ``pin_method``).
+PIN_METHODS = ("LOCKED", "SCALE", "ROTATION", "ROTATION_SCALE")
 #: Longest single search step of the worker, in seconds: it bounds how late
 #: a limit, a keep or a cancel is noticed.
 STEP_SECONDS = 0.05
@@ -88,6 +102,10 @@ class MeshLoops:
         hidden: ``(F,)`` bool, face hidden (never packed, even if selected).
         pinned: ``(F,)`` bool, face has a pinned UV.
         name: the object's name, for messages.
+        shown: ``(F,)`` bool, face shown in the UV editor (with UV sync
+            selection off, the faces selected in the mesh), or None: every
+            face that is not hidden.  Shown faces that are not selected are
+            the obstacles of :attr:`PackSettings.obstacles`.
     """
 
     uvs: Optional[np.ndarray]
@@ -98,29 +116,51 @@ class MeshLoops:
     hidden: np.ndarray
     pinned: np.ndarray
     name: str = ""
+    shown: Optional[np.ndarray] = None
 
 
 @dataclass(frozen=True)
 class PackSettings:
-    """Packing options, with Blender's names and meanings where they overlap.
+    """Packing options, with Blender's names and meanings where they overlap
+    (``uv.pack_islands``: ``margin_method``, ``margin``, ``rotate_method``,
+    ``scale``, ``pin_method``, ``udim_source``).
 
     Attributes:
-        margin: smallest gap between islands as a fraction of the target's
-            shorter side (Blender's margin method Fraction; for a UDIM tile
-            this is in UV units).  Ignored when ``margin_px`` is set.
-        margin_px: margin in texture pixels (margin method Pixels), with
+        margin: Blender's margin, read by ``margin_method``: ``'FRACTION'``
+            keeps ``margin`` UV units around each island (islands end
+            ``2 * margin`` apart); ``'ADD'`` keeps ``margin`` in the
+            islands' own units, scaled with them; ``'SCALED'`` keeps
+            ``margin * 0.1 * sum(sqrt(w * h))`` over the islands' bounding
+            boxes (``w * h`` after an island turns to its smallest box when
+            it may rotate freely), scaled with them.  Blender keeps the same
+            band between the islands and the target's border.
+        margin_method: one of :data:`MARGIN_METHODS`; ``'PIXELS'``: the gap
+            between islands is ``margin_px`` texture pixels.
+        margin_px: gap in texture pixels (``'PIXELS'``), with
             ``texture_size`` pixels per UV unit.
         texture_size: texture side in pixels, for ``margin_px``.
-        rotation: ``'none'``, ``'90'`` or ``'any'``.
+        padding: smallest distance in UV units between the islands and the
+            target's border, on top of Blender's band.
+        rotation: one of :data:`ROTATION_MODES`.
         rotation_step: degrees between tried angles with ``'any'``.
         flip: allow mirrored islands.
         shape: ``'concave'``, ``'convex'`` or ``'box'``.
+        scale: scale the islands to fill the target (False: they keep their
+            size; when they do not fit, they continue in copies of the
+            target to its right, in rows of 10, as UDIM tiles do).
         merge_overlapping: overlapping islands move together.
-        lock_pinned: islands with a pinned UV stay put and are obstacles.
+        lock_pinned: islands with a pinned UV keep what ``pin_method`` says.
+        pin_method: one of :data:`PIN_METHODS`: ``'LOCKED'`` pinned islands
+            stay put as obstacles; ``'ROTATION'`` they keep their
+            orientation; ``'SCALE'`` their size; ``'ROTATION_SCALE'`` both.
+        obstacles: the unselected faces shown in the UV editor (see
+            :attr:`MeshLoops.shown`) stay put, and the packed islands keep
+            the margin from them.
         target: one of :data:`TARGET_MODES`; ``'UDIM_TILES'`` keeps the
             islands' size and fills as few UDIM tiles as possible (the
             image's tiles in order when given, else 1001, 1002, ... in rows
             of 10).
+        custom_region: ``(x0, y0, x1, y1)`` for ``'CUSTOM_REGION'``.
         active_tile: UDIM tile number for ``'ACTIVE_UDIM'``.
         udim_tiles: the image's UDIM tiles; ``'CLOSEST_UDIM'`` picks among
             them and ``'UDIM_TILES'`` fills them, when given.
@@ -131,19 +171,35 @@ class PackSettings:
     """
 
     margin: float = 0.001
+    margin_method: str = "SCALED"
     margin_px: Optional[float] = None
     texture_size: Optional[int] = None
+    padding: float = 0.0
     rotation: str = "any"
     rotation_step: float = 5.0
     flip: bool = False
     shape: str = "concave"
-    merge_overlapping: bool = True
+    scale: bool = True
+    merge_overlapping: bool = False
     lock_pinned: bool = False
+    pin_method: str = "LOCKED"
+    obstacles: bool = True
     target: str = "CLOSEST_UDIM"
+    custom_region: Tuple[float, float, float, float] = (0.0, 0.0, 1.0, 1.0)
     active_tile: int = 1001
     udim_tiles: Tuple[int, ...] = ()
     udim_grid: Optional[Tuple[int, int]] = None
     seed: int = 0
+
+    def __post_init__(self) -> None:
+        for name, value, allowed in (("target", self.target, TARGET_MODES),
+                                     ("margin_method", self.margin_method, MARGIN_METHODS),
+                                     ("rotation", self.rotation, ROTATION_MODES),
+                                     ("pin_method", self.pin_method, PIN_METHODS)):
+            if value not in allowed:
+                raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
+        if self.margin_method == "PIXELS" and not (self.margin_px is not None and self.texture_size):
+            raise ValueError("margin_method 'PIXELS' needs margin_px and texture_size")
 
 
 @dataclass(frozen=True)
@@ -263,22 +319,76 @@ def closest_udim_tile(point: Tuple[float, float], tiles: Sequence[int] = (),
 def _check_mesh(k: int, m: MeshLoops) -> None:
     """Raise ``ValueError`` when the arrays of mesh ``k`` do not agree."""
     n_faces = len(m.loop_start)
-    for name in ("loop_total", "selected", "hidden", "pinned"):
+    for name in ("loop_total", "selected", "hidden", "pinned") + (("shown",) if m.shown is not None else ()):
         if len(getattr(m, name)) != n_faces:
             raise ValueError(f"mesh {k}: {name} has {len(getattr(m, name))} entries for {n_faces} faces")
     if m.uvs is not None and (m.uvs.ndim != 2 or m.uvs.shape[1] != 2 or len(m.uvs) != len(m.loop_vert)):
         raise ValueError(f"mesh {k}: uvs must be (L, 2) with one row per loop, got {m.uvs.shape}")
 
 
-def _chosen_loops(m: MeshLoops) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The faces to pack (selected and visible), their loop counts, and
-    their loops in face order."""
-    chosen = np.flatnonzero(np.asarray(m.selected, bool) & ~np.asarray(m.hidden, bool))
+def _face_loops(m: MeshLoops, mask: np.ndarray) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The faces of ``mask``, their loop counts, and their loops in face order."""
+    chosen = np.flatnonzero(mask)
     start = np.asarray(m.loop_start, np.int64)[chosen]
     total = np.asarray(m.loop_total, np.int64)[chosen]
     first = np.cumsum(total) - total  # where each face's loops begin in the result
     loops = np.repeat(start - first, total) + np.arange(int(total.sum()), dtype=np.int64)
     return chosen, total, loops
+
+
+def _chosen_loops(m: MeshLoops) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The faces to pack (selected and visible), their loop counts, and
+    their loops in face order."""
+    return _face_loops(m, np.asarray(m.selected, bool) & ~np.asarray(m.hidden, bool))
+
+
+def _obstacle_loops(m: MeshLoops) -> Tuple[np.ndarray, np.ndarray]:
+    """The obstacle faces (shown, not selected, not hidden, finite UVs):
+    their loop counts and their loops in face order."""
+    hidden = np.asarray(m.hidden, bool)
+    shown = ~hidden if m.shown is None else np.asarray(m.shown, bool) & ~hidden
+    _, total, loops = _face_loops(m, shown & ~np.asarray(m.selected, bool))
+    if not total.size:
+        return total, loops
+    finite = np.isfinite(np.asarray(m.uvs)[loops]).all(axis=1)
+    good = np.logical_and.reduceat(finite, np.cumsum(total) - total)
+    return total[good], loops[np.repeat(good, total)]
+
+
+def box_angle(points: np.ndarray, pose: str = "stand") -> float:
+    """The turn (radians, counter-clockwise) that gives ``points`` their
+    smallest bounding box, then stands it up (``'stand'``: at least as tall
+    as wide) or lays it down (``'lie'``), as Blender's pack pre-rotates an
+    island (``uv_pack.cc``, ``calculate_pre_rotation_``)."""
+    hull = convex_hull([np.asarray(points, np.float64)])[0]
+    edges = np.roll(hull, -1, axis=0) - hull
+    theta = np.arctan2(edges[:, 1], edges[:, 0])
+    c, s = np.cos(theta), np.sin(theta)
+    x = hull[:, 0][None, :] * c[:, None] + hull[:, 1][None, :] * s[:, None]   # turned by -theta
+    y = -hull[:, 0][None, :] * s[:, None] + hull[:, 1][None, :] * c[:, None]
+    w, h = np.ptp(x, axis=1), np.ptp(y, axis=1)
+    k = int(np.argmin(w * h))
+    angle = -float(theta[k])
+    if (pose == "stand" and w[k] > h[k]) or (pose == "lie" and h[k] > w[k]):
+        angle += math.pi / 2
+    return math.remainder(angle, 2 * math.pi)
+
+
+def _turned(uvs: np.ndarray, angle: float) -> np.ndarray:
+    """``uvs`` turned by ``angle`` about the centre of their bounding box."""
+    centre = (uvs.min(axis=0) + uvs.max(axis=0)) / 2
+    c, s = math.cos(angle), math.sin(angle)
+    d = uvs - centre
+    return np.column_stack([d[:, 0] * c - d[:, 1] * s, d[:, 0] * s + d[:, 1] * c]) + centre
+
+
+def _faces_arg(faces: List[np.ndarray], verts: np.ndarray):
+    """Faces and mesh faces as the packer takes them: ``(F, k)`` arrays when
+    every face has ``k`` corners, else lists."""
+    if len({len(f) for f in faces}) == 1:
+        arr = np.stack(faces)
+        return arr, verts[arr]
+    return faces, [verts[f] for f in faces]
 
 
 class LiveSession:
@@ -301,8 +411,6 @@ class LiveSession:
                  limits: Limits = Limits()) -> None:
         self.settings = settings
         self.limits = limits
-        if settings.target not in TARGET_MODES:
-            raise ValueError(f"target must be one of {TARGET_MODES}, got {settings.target!r}")
         for k, m in enumerate(meshes):
             _check_mesh(k, m)
         with_uvs = [m for m in meshes if m.uvs is not None and len(m.loop_start)]
@@ -312,7 +420,10 @@ class LiveSession:
         originals: List[np.ndarray] = []
         faces: List[np.ndarray] = []
         mesh_faces: List[np.ndarray] = []
-        locked: List[np.ndarray] = []
+        pinned: List[np.ndarray] = []
+        still_uvs: List[np.ndarray] = []
+        still_sizes: List[np.ndarray] = []
+        still_verts: List[np.ndarray] = []
         vert_offset = 0
         loop_offset = 0
         for m in meshes:
@@ -332,7 +443,12 @@ class LiveSession:
             new_start = np.concatenate(([0], np.cumsum(total)[:-1])).astype(np.int64) + loop_offset
             faces.extend(np.arange(s, s + t) for s, t in zip(new_start.tolist(), total.tolist()))
             mesh_faces.append(np.asarray(m.loop_vert, np.int64)[loops] + vert_offset)
-            locked.append(np.asarray(m.pinned, bool)[chosen])
+            pinned.append(np.asarray(m.pinned, bool)[chosen])
+            if settings.obstacles:
+                o_total, o_loops = _obstacle_loops(m)
+                still_uvs.append(np.asarray(m.uvs, np.float32)[o_loops])
+                still_sizes.append(o_total)
+                still_verts.append(np.asarray(m.loop_vert, np.int64)[o_loops] + vert_offset)
             if len(m.loop_vert):  # the next mesh's vertices get numbers of their own
                 vert_offset += int(np.max(m.loop_vert)) + 1
             loop_offset += loops.size
@@ -345,15 +461,21 @@ class LiveSession:
         self._uvs = np.concatenate([o for o in originals if o.size]).astype(np.float64)
         self._faces = faces
         self._mesh_faces = np.concatenate(mesh_faces)
-        self._locked = np.concatenate(locked)
+        self._pinned = np.concatenate(pinned)
         self._bounds = np.cumsum([len(o) for o in originals])[:-1]
+        # obstacles: their vertices get numbers after every mesh's, so they never join a moving island
+        self._still_uvs = np.concatenate(still_uvs).astype(np.float64) if still_uvs else np.zeros((0, 2))
+        self._still_sizes = np.concatenate(still_sizes) if still_sizes else np.zeros(0, np.int64)
+        self._still_verts = np.concatenate(still_verts) + vert_offset if still_verts else np.zeros(0, np.int64)
+        self._islands: Optional[List[Island]] = None
+        self._frame: Optional[Tuple[np.ndarray, float]] = None
+        self._locked_loops = np.zeros(0, np.int64)
         self.target = self._resolve_target()
         """The target rectangle ``(x0, y0, x1, y1)`` in UV space."""
+        self.margin, self.padding = self._gaps()
+        """The gap between islands, and their distance from the target's border, in UV units."""
         side = min(self.target[2] - self.target[0], self.target[3] - self.target[1])
-        self.margin = (settings.margin_px / settings.texture_size
-                       if settings.margin_px is not None and settings.texture_size else settings.margin * side)
-        """The margin in UV units."""
-        if not self.margin < side:
+        if not (self.margin < side and 2 * self.padding < side):
             raise PackError(f"The margin ({self.margin:.4g} UV) leaves no room in the target "
                             f"(side {side:.4g} UV): use a smaller margin")
         self._lock = threading.Lock()
@@ -387,6 +509,11 @@ class LiveSession:
             return (0.0, 0.0, 1.0, 1.0)   # each tile: the margin is in UV units
         if s.target == "ACTIVE_UDIM":
             return udim_tile_rect(s.active_tile)
+        if s.target == "CUSTOM_REGION":
+            x0, y0, x1, y1 = (float(v) for v in s.custom_region)
+            if not (all(math.isfinite(v) for v in (x0, y0, x1, y1)) and x1 > x0 and y1 > y0):
+                raise PackError(f"The custom region {s.custom_region} is empty: give it a width and a height")
+            return (x0, y0, x1, y1)
         lo, hi = self._uvs.min(axis=0), self._uvs.max(axis=0)
         if s.target == "ORIGINAL_AABB":
             if not (hi[0] > lo[0] and hi[1] > lo[1]):
@@ -395,25 +522,188 @@ class LiveSession:
         centre = (float(lo[0] + hi[0]) / 2, float(lo[1] + hi[1]) / 2)
         return udim_tile_rect(closest_udim_tile(centre, s.udim_tiles, s.udim_grid))
 
+    # ------------------------------------------------ Blender's options
+
+    def _island_list(self) -> List[Island]:
+        """The islands of the packed faces, as the packer finds them (found once)."""
+        if self._islands is None:
+            faces, mesh_faces = _faces_arg(self._faces, self._mesh_faces)
+            self._islands = find_islands(self._uvs, faces, mesh_faces=mesh_faces,
+                                         merge_overlapping=self.settings.merge_overlapping)
+        return self._islands
+
+    def _pinned_islands(self) -> np.ndarray:
+        """Per island, whether it holds a pinned face and ``lock_pinned`` is on."""
+        islands = self._island_list()
+        if not self.settings.lock_pinned:
+            return np.zeros(len(islands), bool)
+        return np.array([bool(self._pinned[isl.faces].any()) for isl in islands], bool)
+
+    def _keeps_rotation(self) -> bool:
+        """True when pinned islands keep their orientation (pin methods
+        ROTATION and ROTATION_SCALE) and there are some."""
+        s = self.settings
+        return s.lock_pinned and s.pin_method in ("ROTATION", "ROTATION_SCALE") and bool(self._pinned.any())
+
+    def _turns(self) -> np.ndarray:
+        """Per island, the turn given before packing (radians): Blender's
+        axis-aligned methods turn each island to its smallest bounding box,
+        standing (AXIS_ALIGNED, and Any when pinned islands keep their
+        orientation) or lying (AXIS_ALIGNED_X); pinned islands that keep
+        their orientation or place do not turn."""
+        s = self.settings
+        islands = self._island_list()
+        pose = {"axis": "stand", "axis_x": "lie", "axis_y": "stand"}.get(s.rotation)
+        if pose is None and s.rotation == "any" and self._keeps_rotation():
+            pose = "stand"
+        turns = np.zeros(len(islands))
+        if pose is None:
+            return turns
+        keep = self._pinned_islands() & (s.pin_method != "SCALE")
+        for k, isl in enumerate(islands):
+            if not keep[k] and isl.area > 0:
+                turns[k] = box_angle(self._uvs[isl.uv_indices], pose)
+        return turns
+
+    def _gaps(self) -> Tuple[float, float]:
+        """The gap between islands and the distance from the target's
+        border, in UV units, by Blender's margin formulas (``uv_pack.cc``):
+        a band of ``m`` around each island, with ``m`` the margin
+        (FRACTION), the margin in the islands' units (ADD), or
+        ``margin * 0.1 * sum(sqrt(w * h))`` of the islands' bounding boxes
+        in their units (SCALED), the last two times the islands' final
+        scale.  That scale is known only at the end of the search: the
+        bound used is the scale at which the islands would cover the whole
+        target, which no layout exceeds (1 when the islands keep their
+        size), so the gap is at least Blender's."""
+        s = self.settings
+        if s.margin_method == "PIXELS":
+            return float(s.margin_px) / float(s.texture_size), s.padding
+        m = float(s.margin)
+        if s.margin_method != "FRACTION" and m > 0:
+            if s.margin_method == "SCALED":
+                m *= 0.1 * float(sum(math.sqrt(a) for a in self._box_areas()))
+            m *= self._scale_bound()
+        return 2 * m, m + s.padding
+
+    def _box_areas(self) -> List[float]:
+        """Per island the area of its bounding box after the turn Blender
+        gives it before packing (its smallest box when it may turn freely)."""
+        s = self.settings
+        free = s.rotation in ("any", "axis", "axis_x", "axis_y")
+        keep = self._pinned_islands() & (s.pin_method != "SCALE")
+        out = []
+        for k, isl in enumerate(self._island_list()):
+            pts = self._uvs[isl.uv_indices]
+            if free and not keep[k] and isl.area > 0:
+                pts = _turned(pts, box_angle(pts, "stand"))
+            w, h = np.ptp(pts, axis=0)
+            out.append(float(w * h))
+        return out
+
+    def _scale_bound(self) -> float:
+        """No layout scales the islands more than this (1 when they keep their size)."""
+        s = self.settings
+        if not s.scale or s.target == "UDIM_TILES":
+            return 1.0
+        x0, y0, x1, y1 = self.target
+        fixed = self._pinned_islands() & (s.pin_method != "ROTATION")
+        area = sum(isl.area for k, isl in enumerate(self._island_list()) if not fixed[k])
+        return math.sqrt((x1 - x0) * (y1 - y0) / area) if area > 0 else 1.0
+
+    def _engine_rotation(self) -> Tuple[str, bool]:
+        """The packer's rotation and flip for the settings."""
+        s = self.settings
+        if self._keeps_rotation():
+            return "none", False
+        return {"none": "none", "90": "90", "any": "any", "axis": "90", "axis_x": "none",
+                "axis_y": "none"}[s.rotation], s.flip
+
+    def _obstacles_near(self, box: Tuple[float, float, float, float], inside: bool) -> np.ndarray:
+        """Per obstacle face, whether it can touch the islands in ``box``
+        (within the margin of it; with ``inside``, only faces wholly in it)."""
+        sizes = self._still_sizes
+        if not sizes.size:
+            return np.zeros(0, bool)
+        starts = np.cumsum(sizes) - sizes
+        lo = np.minimum.reduceat(self._still_uvs, starts, axis=0)
+        hi = np.maximum.reduceat(self._still_uvs, starts, axis=0)
+        x0, y0, x1, y1 = box
+        if inside:
+            return (lo[:, 0] >= x0) & (lo[:, 1] >= y0) & (hi[:, 0] <= x1) & (hi[:, 1] <= y1)
+        d = self.margin
+        return (hi[:, 0] >= x0 - d) & (hi[:, 1] >= y0 - d) & (lo[:, 0] <= x1 + d) & (lo[:, 1] <= y1 + d)
+
     def _make_packer(self) -> Packer:
         """Find the islands and compute the first layout (may take a while)."""
         s = self.settings
-        sizes = {len(f) for f in self._faces}
-        faces = np.stack(self._faces) if len(sizes) == 1 else self._faces
-        mesh_faces = self._mesh_faces.reshape(faces.shape) if len(sizes) == 1 else [
-            self._mesh_faces[f] for f in self._faces]
+        n = len(self._uvs)
+        uvs = self._uvs.copy()
+        for isl, turn in zip(self._island_list(), self._turns()):
+            if turn:
+                uvs[isl.uv_indices] = _turned(uvs[isl.uv_indices], turn)
+        locked = self._pinned & (s.lock_pinned and s.pin_method == "LOCKED")
+        fixed = s.target == "UDIM_TILES" or not s.scale
+        if s.target == "UDIM_TILES":
+            first = udim_tile_rect(min(s.udim_tiles) if s.udim_tiles else 1001)
+            near = self._obstacles_near(first, inside=True)
+        else:
+            near = self._obstacles_near(self.target, inside=False)
+        sizes = self._still_sizes
+        keep_loops = np.repeat(near, sizes)
+        still = self._still_uvs[keep_loops]
+        faces = list(self._faces)
+        starts = n + np.cumsum(sizes[near]) - sizes[near]
+        faces.extend(np.arange(a, a + t) for a, t in zip(starts.tolist(), sizes[near].tolist()))
+        uvs = np.concatenate([uvs, still])
+        verts = np.concatenate([self._mesh_faces, self._still_verts[keep_loops]])
+        locked = np.concatenate([locked, np.ones(int(near.sum()), bool)])
+        rotation, flip = self._engine_rotation()
+        margin, padding = self.margin, self.padding
+        self._frame = None
         if s.target == "UDIM_TILES":
             placement = {"scale": "fixed", "tiles": sorted(s.udim_tiles) or None}
+        elif fixed:
+            # islands keep their size: pack in a unit tile holding the target and the locked
+            # islands, scaled down by k (sizes, margin and padding alike), then scale back
+            box = np.array(self.target, np.float64)
+            held = uvs[np.concatenate([faces[f] for f in np.flatnonzero(locked)])] if locked.any() else None
+            if held is not None:
+                box = np.concatenate([np.minimum(box[:2], held.min(axis=0)), np.maximum(box[2:], held.max(axis=0))])
+            k = float(max(box[2] - box[0], box[3] - box[1]))
+            origin = box[:2]
+            uvs = (uvs - origin) / k
+            t = (np.array(self.target) - np.tile(origin, 2)) / k
+            placement = {"scale": "fixed", "target": tuple(float(v) for v in np.clip(t, 0.0, 1.0))}
+            margin, padding = margin / k, padding / k
+            self._frame = (origin, k)
         else:
             placement = {"target": self.target}
+        faces_arg, mesh_faces = _faces_arg(faces, verts)
         try:
-            return Packer(self._uvs, faces, mesh_faces=mesh_faces, margin=self.margin, rotation=s.rotation,
-                          rotation_step=s.rotation_step, flip=s.flip, shape=s.shape,
-                          merge_overlapping=s.merge_overlapping,
-                          locked=self._locked if s.lock_pinned else None, seed=s.seed, **placement)
+            packer = Packer(uvs, faces_arg, mesh_faces=mesh_faces, margin=margin, padding=padding,
+                            rotation=rotation, rotation_step=s.rotation_step, flip=flip, shape=s.shape,
+                            merge_overlapping=s.merge_overlapping, locked=locked if locked.any() else None,
+                            seed=s.seed, **placement)
         except (ValueError, IndexError) as exc:
             text = str(exc)
             raise PackError(text[:1].upper() + text[1:]) from exc
+        held_islands = [isl for isl in packer.islands if locked[isl.faces].any()]
+        self._locked_loops = (np.concatenate([isl.uv_indices for isl in held_islands]) if held_islands
+                              else np.zeros(0, np.int64))
+        self._locked_loops = self._locked_loops[self._locked_loops < n]
+        return packer
+
+    def _output_uvs(self, result: PackResult) -> np.ndarray:
+        """The packed UVs of the moving loops: obstacles left out, the
+        keep-size frame undone, locked islands exactly as they were."""
+        n = len(self._uvs)
+        uvs = np.array(result.uvs[:n], dtype=np.float64, copy=True)
+        if self._frame is not None:
+            origin, k = self._frame
+            uvs = uvs * k + origin
+        uvs[self._locked_loops] = self._uvs[self._locked_loops]
+        return uvs
 
     # ------------------------------------------------------------- search
 
@@ -502,7 +792,7 @@ class LiveSession:
 
     def _publish(self, result: PackResult, moves: int) -> None:
         """Make ``result`` the best layout (worker side)."""
-        uvs = result.uvs.astype(np.float32)
+        uvs = self._output_uvs(result).astype(np.float32)
         parts = tuple(np.split(uvs, self._bounds))
         elapsed = time.perf_counter() - self._t0
         with self._lock:

@@ -21,6 +21,12 @@ from uvnest.live import (Layout, Limits, LiveSession, MeshLoops, PackError, Pack
 TOL = 1e-6
 
 
+def gap(width: float, **options) -> PackSettings:
+    """Settings whose islands end ``width`` apart: Blender's FRACTION margin
+    keeps half of it around each island (and from the target's border)."""
+    return PackSettings(margin=width / 2, margin_method="FRACTION", **options)
+
+
 # ------------------------------------------------------------------ meshes
 
 
@@ -157,7 +163,7 @@ def wait_done(session: LiveSession, timeout: float = 30.0) -> List[Layout]:
 
 def test_improvements_are_applied_in_order_and_keep_leaves_the_best() -> None:
     m = random_mesh(14).build()
-    s = LiveSession([m], PackSettings(margin=0.01), Limits(time_limit=3.0))
+    s = LiveSession([m], gap(0.01), Limits(time_limit=3.0))
     s.start()
     work = m.uvs.copy()
     seen: List[Layout] = []
@@ -187,7 +193,7 @@ def test_cancel_restores_the_original_uvs_bit_for_bit() -> None:
     m = b.build()
     m.uvs += rng.normal(scale=1e-7, size=m.uvs.shape).astype(np.float32)  # bits that rounding would lose
     original = m.uvs.copy()
-    s = LiveSession([m], PackSettings(margin=0.005), Limits())
+    s = LiveSession([m], gap(0.005), Limits())
     s.start()
     work = m.uvs.copy()
     applied = 0
@@ -209,14 +215,14 @@ def test_cancel_restores_the_original_uvs_bit_for_bit() -> None:
 
 def test_run_is_deterministic_with_an_iteration_limit() -> None:
     m = random_mesh(8).build()
-    a = LiveSession([m], PackSettings(margin=0.01, seed=3), Limits(iterations=150)).run()
-    b = LiveSession([m], PackSettings(margin=0.01, seed=3), Limits(iterations=150)).run()
+    a = LiveSession([m], gap(0.01, seed=3), Limits(iterations=150)).run()
+    b = LiveSession([m], gap(0.01, seed=3), Limits(iterations=150)).run()
     assert np.array_equal(bits(a.loop_uvs[0]), bits(b.loop_uvs[0]))
 
 
 def test_time_limit_ends_the_search() -> None:
     m = random_mesh(10).build()
-    s = LiveSession([m], PackSettings(margin=0.01), Limits(time_limit=0.5))
+    s = LiveSession([m], gap(0.01), Limits(time_limit=0.5))
     t0 = time.perf_counter()
     s.start()
     wait_done(s)
@@ -228,7 +234,7 @@ def test_time_limit_ends_the_search() -> None:
 
 def test_iteration_limit_ends_the_search() -> None:
     m = random_mesh(10).build()
-    s = LiveSession([m], PackSettings(margin=0.01), Limits(iterations=40))
+    s = LiveSession([m], gap(0.01), Limits(iterations=40))
     s.start()
     wait_done(s)
     p = s.progress
@@ -240,7 +246,7 @@ def test_no_improvement_ends_the_search() -> None:
     b.grid(0.1, 0.1, 0.3, 0.2)
     b.grid(0.5, 0.5, 0.2, 0.2)
     m = b.build()
-    s = LiveSession([m], PackSettings(margin=0.01), Limits(time_limit=60.0, stall=0.3))
+    s = LiveSession([m], gap(0.01), Limits(time_limit=60.0, stall=0.3))
     t0 = time.perf_counter()
     s.start()
     layouts = wait_done(s, timeout=60)
@@ -253,7 +259,7 @@ def test_no_improvement_ends_the_search() -> None:
 def test_a_final_first_layout_ends_the_search() -> None:
     """Bounding boxes are packed once and for all: no limit is needed to end."""
     m = random_mesh(8).build()
-    s = LiveSession([m], PackSettings(margin=0.01, shape="box"), Limits())
+    s = LiveSession([m], gap(0.01, shape="box"), Limits())
     s.start()
     layouts = wait_done(s, timeout=30)
     assert s.progress.reason == "final layout" and [x.number for x in layouts] == [0]
@@ -277,7 +283,7 @@ def test_unselected_and_hidden_faces_stay_untouched() -> None:
     hidden = np.zeros(n, bool)
     hidden[8:12] = True  # one island hidden (and selected: hidden wins)
     m = b.build(selected=selected, hidden=hidden)
-    s = LiveSession([m], PackSettings(margin=0.01), Limits(iterations=200))
+    s = LiveSession([m], gap(0.01), Limits(iterations=200))
     layout = s.run()
     out = full(s, [m], layout)[0]
     still = np.concatenate([np.arange(m.loop_start[f], m.loop_start[f] + m.loop_total[f]) for f in range(12)])
@@ -296,13 +302,13 @@ def test_pinned_islands_stay_put_and_are_obstacles() -> None:
     pinned = np.zeros(len(m0.loop_start), bool)
     pinned[pinned_faces[0]] = True  # one pinned UV is enough to lock its island
     m = b.build(pinned=pinned)
-    s = LiveSession([m], PackSettings(margin=0.01, lock_pinned=True), Limits(iterations=300))
+    s = LiveSession([m], gap(0.01, lock_pinned=True), Limits(iterations=300))
     out = full(s, [m], s.run())[0]
     loops = np.arange(0, 16)
     assert np.array_equal(bits(out[loops]), bits(m.uvs[loops]))
     check_layout(m, out, np.arange(len(m.loop_start)), 0.01, s.target)
     # without lock_pinned the pinned island moves like the others
-    s2 = LiveSession([m], PackSettings(margin=0.01, lock_pinned=False), Limits(iterations=50))
+    s2 = LiveSession([m], gap(0.01, lock_pinned=False), Limits(iterations=50))
     out2 = full(s2, [m], s2.run())[0]
     assert not np.array_equal(bits(out2[loops]), bits(m.uvs[loops]))
 
@@ -319,7 +325,7 @@ def test_islands_follow_blenders_rule() -> None:
     # 3: touches face 0 at one corner only (vertex 3, same UV)
     b.face([(3, (0.0, 0.1)), (8, (-0.1, 0.1)), (9, (-0.1, 0.2))])
     m = b.build()
-    layout = LiveSession([m], PackSettings(margin=0.01, merge_overlapping=False), Limits(iterations=20)).run()
+    layout = LiveSession([m], gap(0.01, merge_overlapping=False), Limits(iterations=20)).run()
     assert layout.islands == 3  # faces 0-1 | face 2 | face 3
 
 
@@ -328,7 +334,7 @@ def test_several_meshes_do_not_join() -> None:
     a = random_mesh(4, seed=2).build()
     b = random_mesh(4, seed=2).build()
     b.name = "other"
-    s = LiveSession([a, b], PackSettings(margin=0.01, merge_overlapping=False), Limits(iterations=100))
+    s = LiveSession([a, b], gap(0.01, merge_overlapping=False), Limits(iterations=100))
     layout = s.run()
     assert layout.islands == 8
     assert len(layout.loop_uvs) == 2
@@ -344,7 +350,7 @@ def test_several_meshes_do_not_join() -> None:
 def test_a_mesh_without_uvs_is_skipped() -> None:
     m = random_mesh(4).build()
     empty = MeshLoops(None, m.loop_start, m.loop_total, m.loop_vert, m.selected, m.hidden, m.pinned, "no uvs")
-    s = LiveSession([empty, m], PackSettings(margin=0.01), Limits(iterations=20))
+    s = LiveSession([empty, m], gap(0.01), Limits(iterations=20))
     layout = s.run()
     assert s.moving_loops[0].size == 0 and layout.loop_uvs[0].shape == (0, 2)
     assert layout.loop_uvs[1].shape == m.uvs.shape
@@ -373,7 +379,7 @@ def test_udim_tiles() -> None:
 ])
 def test_tile_targets(target: str, expected: Tuple[float, float, float, float]) -> None:
     m = random_mesh(6, offset=(1.0, 0.0)).build()  # islands in tile 1002
-    s = LiveSession([m], PackSettings(margin=0.01, target=target, active_tile=1011), Limits(iterations=50))
+    s = LiveSession([m], gap(0.01, target=target, active_tile=1011), Limits(iterations=50))
     assert s.target == expected
     out = full(s, [m], s.run())[0]
     check_layout(m, out, np.arange(len(m.loop_start)), 0.01, expected)
@@ -384,18 +390,17 @@ def test_original_bounding_box_target() -> None:
     for k in range(6):
         b.grid(0.2 + 0.1 * k, 0.3 + 0.02 * k, 0.05, 0.08, 1, 1)
     m = b.build()
-    s = LiveSession([m], PackSettings(margin=0.01, target="ORIGINAL_AABB"), Limits(iterations=50))
+    s = LiveSession([m], gap(0.01, target="ORIGINAL_AABB"), Limits(iterations=50))
     lo, hi = m.uvs.min(axis=0), m.uvs.max(axis=0)
     assert s.target == pytest.approx((lo[0], lo[1], hi[0], hi[1]))
-    side = min(hi - lo)
-    assert s.margin == pytest.approx(0.01 * side)
+    assert s.margin == pytest.approx(0.01) and s.padding == pytest.approx(0.005)  # UV units, as Blender
     out = full(s, [m], s.run())[0]
     check_layout(m, out, np.arange(len(m.loop_start)), s.margin, s.target)
 
 
 def test_pixel_margin() -> None:
     m = random_mesh(8).build()
-    s = LiveSession([m], PackSettings(margin_px=4.0, texture_size=256), Limits(iterations=100))
+    s = LiveSession([m], PackSettings(margin_method="PIXELS", margin_px=4.0, texture_size=256), Limits(iterations=100))
     assert s.margin == pytest.approx(4 / 256)
     out = full(s, [m], s.run())[0]
     check_layout(m, out, np.arange(len(m.loop_start)), 4 / 256, s.target)
@@ -430,14 +435,14 @@ def test_non_finite_uvs_are_an_error() -> None:
 
 def test_margin_larger_than_the_target_is_an_error() -> None:
     with pytest.raises(PackError, match="leaves no room"):
-        LiveSession([random_mesh(3).build()], PackSettings(margin=1.0))
+        LiveSession([random_mesh(3).build()], gap(1.0))
 
 
 def test_margin_that_leaves_no_room_is_reported() -> None:
     m = random_mesh(12).build()
     with pytest.raises(PackError, match="cannot fit"):
-        LiveSession([m], PackSettings(margin=0.6), Limits(iterations=10)).run()
-    s = LiveSession([m], PackSettings(margin=0.6), Limits(iterations=10))
+        LiveSession([m], gap(0.6), Limits(iterations=10)).run()
+    s = LiveSession([m], gap(0.6), Limits(iterations=10))
     s.start()
     wait_done(s)
     assert s.error is not None and "cannot fit" in str(s.error)
@@ -448,7 +453,7 @@ def test_margin_that_leaves_no_room_is_reported() -> None:
 
 def test_keep_before_the_first_layout_gives_nothing() -> None:
     m = random_mesh(30).build()
-    s = LiveSession([m], PackSettings(margin=0.01), Limits())
+    s = LiveSession([m], gap(0.01), Limits())
     s.start()
     kept = s.keep()  # at once: usually before the first layout; never a crash either way
     assert kept is None or kept.number >= 0

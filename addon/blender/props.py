@@ -1,9 +1,12 @@
 """Pack options: one set of properties for the operator and for the scene
 settings that the sidebar panel shows (``scene.uvnest``).
 
-Names and meanings follow Blender's Pack Islands where they overlap
-(``shape_method``, ``rotate_method``, ``merge_overlap``, ``pin``,
-``margin_method``, ``margin``, ``udim_source``).
+The first properties are those of Blender's own Pack Islands
+(``uv.pack_islands`` in Blender 5.0), with its names, types, enum items and
+defaults, so that a script may call ``uv.uvnest_pack`` with the arguments it
+gives ``uv.pack_islands``.  uvnest's own options follow; enum items that
+only uvnest has (``PIXELS``, ``UDIM_TILES``, rotation ``NONE``) come after
+Blender's.
 """
 # No ``from __future__ import annotations``: Blender reads the property
 # definitions from the class annotations, which must stay objects.
@@ -11,37 +14,127 @@ import math
 from typing import Any, Optional
 
 import bpy
-from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, PointerProperty
+from bpy.props import BoolProperty, EnumProperty, FloatProperty, FloatVectorProperty, IntProperty, PointerProperty
 from bpy.types import Context, PropertyGroup, SpaceImageEditor, UILayout
 
 from ..live import Limits, PackSettings, udim_tile_at
 
 SHAPE_METHODS = {"CONCAVE": "concave", "CONVEX": "convex", "AABB": "box"}
-ROTATE_METHODS = {"NONE": "none", "CARDINAL": "90", "ANY": "any"}
+ROTATE_METHODS = {"ANY": "any", "CARDINAL": "90", "AXIS_ALIGNED": "axis", "AXIS_ALIGNED_X": "axis_x",
+                  "AXIS_ALIGNED_Y": "axis_y", "NONE": "none"}
 
 
 class PackOptions:
     """Mixin holding the pack options as property annotations."""
 
+    # Blender's Pack Islands, in its order.
+    udim_source: EnumProperty(
+        name="Pack to",
+        description="Where the islands are packed",
+        items=(
+            ("CLOSEST_UDIM", "Closest UDIM", "Pack islands to closest UDIM"),
+            ("ACTIVE_UDIM", "Active UDIM",
+             "Pack islands to active UDIM image tile or UDIM grid tile where 2D cursor is located"),
+            ("ORIGINAL_AABB", "Original bounding box", "Pack to starting bounding box of islands"),
+            ("CUSTOM_REGION", "Custom Region", "Pack islands to custom region (the Custom Region option)"),
+            ("UDIM_TILES", "UDIM Tiles at Current Density",
+             "Keep the islands' size and fill as few UDIM tiles as possible: the image's tiles in order, "
+             "else 1001, 1002, ... in rows of 10"),
+        ),
+        default="CLOSEST_UDIM",
+    )
+    rotate: BoolProperty(
+        name="Rotate",
+        description="Rotate islands to improve layout",
+        default=True,
+    )
+    rotate_method: EnumProperty(
+        name="Rotation Method",
+        description="Which rotations the islands may take",
+        items=(
+            ("ANY", "Any", "Any angle is allowed for rotation (by multiples of the Rotation Step)"),
+            ("CARDINAL", "Cardinal", "Only 90 degree rotations are allowed"),
+            None,
+            ("AXIS_ALIGNED", "Axis-aligned", "Rotated to a minimal rectangle, either vertical or horizontal"),
+            ("AXIS_ALIGNED_X", "Axis-aligned (Horizontal)", "Rotate islands to be aligned horizontally"),
+            ("AXIS_ALIGNED_Y", "Axis-aligned (Vertical)", "Rotate islands to be aligned vertically"),
+            ("NONE", "None", "Islands keep their orientation (as with Rotate off)"),
+        ),
+        default="ANY",
+    )
+    scale: BoolProperty(
+        name="Scale",
+        description="Scale islands to fill unit square (off: islands keep their size)",
+        default=True,
+    )
+    merge_overlap: BoolProperty(
+        name="Merge Overlapping",
+        description="Overlapping islands stick together",
+        default=False,
+    )
+    margin_method: EnumProperty(
+        name="Margin Method",
+        description="How the margin between islands is given",
+        items=(
+            ("SCALED", "Scaled", "Use scale of existing UVs to multiply margin"),
+            ("ADD", "Add", "Just add the margin, ignoring any UV scale"),
+            ("FRACTION", "Fraction", "Specify a precise fraction of final UV output"),
+            ("PIXELS", "Pixels", "Gap between islands in texture pixels, with the size of the image "
+                                 "in the UV editor (or the Texture Size given here)"),
+        ),
+        default="SCALED",
+    )
+    margin: FloatProperty(
+        name="Margin",
+        description="Space between islands (kept around each island and from the border, as Blender does)",
+        subtype="FACTOR",
+        default=0.001,
+        min=0.0,
+        max=1.0,
+        step=0.1,
+        precision=4,
+    )
+    pin: BoolProperty(
+        name="Lock Pinned Islands",
+        description="Constrain islands containing any pinned UV's",
+        default=False,
+    )
+    pin_method: EnumProperty(
+        name="Pin Method",
+        description="What islands with a pinned UV keep",
+        items=(
+            ("SCALE", "Scale", "Pinned islands won't rescale"),
+            ("ROTATION", "Rotation", "Pinned islands won't rotate"),
+            ("ROTATION_SCALE", "Rotation and Scale", "Pinned islands will translate only"),
+            ("LOCKED", "All", "Pinned islands are locked in place"),
+        ),
+        default="LOCKED",
+    )
     shape_method: EnumProperty(
         name="Shape Method",
         description="Which outline of each island is packed",
         items=(
-            ("CONCAVE", "Exact Shape (Concave)", "Pack the exact outline of each island, holes and notches included"),
-            ("CONVEX", "Boundary Shape (Convex)", "Pack the convex hull of each island"),
-            ("AABB", "Bounding Box", "Pack the bounding box of each island"),
+            ("CONCAVE", "Exact Shape (Concave)", "Uses exact geometry"),
+            ("CONVEX", "Boundary Shape (Convex)", "Uses convex hull"),
+            None,
+            ("AABB", "Bounding Box", "Uses bounding boxes"),
         ),
         default="CONCAVE",
     )
-    rotate_method: EnumProperty(
-        name="Rotation",
-        description="Which rotations the islands may take",
-        items=(
-            ("NONE", "None", "Islands keep their orientation"),
-            ("CARDINAL", "90\u00b0", "Islands turn by multiples of 90 degrees (the choice for straightened islands)"),
-            ("ANY", "Any", "Islands turn by multiples of the rotation step, or stay as they are"),
-        ),
-        default="ANY",
+
+    # uvnest's own options.
+    obstacles: BoolProperty(
+        name="Unselected as Obstacles",
+        description="Islands of the unselected faces shown in the UV editor stay where they are, "
+                    "and the packed islands keep the margin from them",
+        default=True,
+    )
+    custom_region: FloatVectorProperty(
+        name="Custom Region",
+        description="The region to pack into with Pack to Custom Region: minimum U, minimum V, "
+                    "maximum U, maximum V",
+        size=4,
+        default=(0.0, 0.0, 1.0, 1.0),
     )
     rotation_step: FloatProperty(
         name="Rotation Step",
@@ -57,41 +150,28 @@ class PackOptions:
         description="Allow mirrored islands (mirrors the texture on them)",
         default=False,
     )
-    merge_overlap: BoolProperty(
-        name="Merge Overlapping",
-        description="Overlapping islands (stacked or mirrored copies) move together",
-        default=True,
-    )
-    pin: BoolProperty(
-        name="Lock Pinned Islands",
-        description="Islands with a pinned UV stay where they are; the others are packed around them",
-        default=False,
-    )
-    margin_method: EnumProperty(
-        name="Margin Method",
-        description="How the margin between islands is given",
-        items=(
-            ("FRACTION", "Fraction", "A fraction of the target (the UV tile, or the selection's bounding box)"),
-            ("PIXELS", "Pixels", "Texture pixels, with the size of the image in the UV editor "
-                                 "(or the Texture Size given here)"),
-        ),
-        default="FRACTION",
-    )
-    margin: FloatProperty(
-        name="Margin",
-        description="Smallest gap between islands, as a fraction of the target's side",
-        default=0.001,
-        min=0.0,
-        max=1.0,
-        soft_max=0.1,
-        step=0.1,
-        precision=4,
-    )
     margin_pixels: FloatProperty(
         name="Margin",
         description="Smallest gap between islands, in texture pixels",
         subtype="PIXEL",
         default=2.0,
+        min=0.0,
+        soft_max=64.0,
+    )
+    padding: FloatProperty(
+        name="Padding",
+        description="Extra space between the islands and the border of the target, in UV units",
+        default=0.0,
+        min=0.0,
+        max=0.5,
+        step=0.1,
+        precision=4,
+    )
+    padding_pixels: FloatProperty(
+        name="Padding",
+        description="Space between the islands and the border of the target, in texture pixels",
+        subtype="PIXEL",
+        default=0.0,
         min=0.0,
         soft_max=64.0,
     )
@@ -103,20 +183,6 @@ class PackOptions:
         default=1024,
         min=1,
         max=65536,
-    )
-    udim_source: EnumProperty(
-        name="Pack to",
-        description="Where the islands are packed",
-        items=(
-            ("CLOSEST_UDIM", "Closest UDIM", "The UDIM tile closest to the selection"),
-            ("ACTIVE_UDIM", "Active UDIM", "The active tile of a UDIM image, "
-                                           "or the UDIM grid tile holding the 2D cursor"),
-            ("ORIGINAL_AABB", "Original Bounding Box", "The bounding box of the selected islands"),
-            ("UDIM_TILES", "UDIM Tiles at Current Density",
-             "Keep the islands' size and fill as few UDIM tiles as possible: the image's tiles in order, "
-             "else 1001, 1002, ... in rows of 10"),
-        ),
-        default="CLOSEST_UDIM",
     )
     time_limit: FloatProperty(
         name="Time Limit",
@@ -167,7 +233,8 @@ def copy_options(source: Any, target: Any) -> None:
 
 
 def draw_options(layout: UILayout, data: Any, image_size: Optional[int]) -> None:
-    """Draw the pack options of ``data`` (settings or an operator).
+    """Draw the pack options of ``data`` (settings or an operator), Blender's
+    first in the order of its Pack Islands panel, then uvnest's.
 
     ``image_size`` is the texture size read from the UV editor's image, shown
     instead of the Texture Size field when known.
@@ -176,25 +243,39 @@ def draw_options(layout: UILayout, data: Any, image_size: Optional[int]) -> None
     layout.use_property_decorate = False
     col = layout.column()
     col.prop(data, "shape_method")
-    col.prop(data, "rotate_method")
+    col.prop(data, "scale")
+    col.prop(data, "rotate")
     sub = col.column()
-    sub.active = data.rotate_method == "ANY"
-    sub.prop(data, "rotation_step")
+    sub.active = data.rotate
+    sub.prop(data, "rotate_method")
+    step = sub.column()
+    step.active = data.rotate and data.rotate_method == "ANY"
+    step.prop(data, "rotation_step")
     col.prop(data, "flip")
-    col.prop(data, "merge_overlap")
-    col.prop(data, "pin")
 
     col = layout.column()
     col.prop(data, "margin_method")
     if data.margin_method == "PIXELS":
         col.prop(data, "margin_pixels")
+        col.prop(data, "padding_pixels")
         if image_size is None:
             col.prop(data, "texture_size")
         else:
             col.label(text=f"Texture Size: {image_size} px (from the image)")
     else:
         col.prop(data, "margin")
+        col.prop(data, "padding")
+
+    col = layout.column()
+    col.prop(data, "pin")
+    sub = col.column()
+    sub.active = data.pin
+    sub.prop(data, "pin_method", text="Lock Method")
+    col.prop(data, "merge_overlap")
+    col.prop(data, "obstacles")
     col.prop(data, "udim_source")
+    if data.udim_source == "CUSTOM_REGION":
+        col.prop(data, "custom_region")
 
     col = layout.column(heading="Stop")
     col.prop(data, "time_limit")
@@ -240,16 +321,21 @@ def settings_from(options: Any, context: Context) -> PackSettings:
         active = udim_tile_at(space.cursor_location[0], space.cursor_location[1], grid)
     margin_px = None
     texture_size = None
+    padding = float(options.padding)
     if options.margin_method == "PIXELS":
         margin_px = float(options.margin_pixels)
         texture_size = image_size(context) or int(options.texture_size)
-    return PackSettings(margin=float(options.margin), margin_px=margin_px, texture_size=texture_size,
-                        rotation=ROTATE_METHODS[options.rotate_method],
+        padding = float(options.padding_pixels) / texture_size
+    return PackSettings(margin=float(options.margin), margin_method=options.margin_method, margin_px=margin_px,
+                        texture_size=texture_size, padding=padding,
+                        rotation=ROTATE_METHODS[options.rotate_method] if options.rotate else "none",
                         # the property is a float32 angle in radians: round off its float noise in degrees
                         rotation_step=round(math.degrees(options.rotation_step), 4), flip=bool(options.flip),
-                        shape=SHAPE_METHODS[options.shape_method], merge_overlapping=bool(options.merge_overlap),
-                        lock_pinned=bool(options.pin), target=options.udim_source, active_tile=int(active),
-                        udim_tiles=tiles, udim_grid=grid, seed=int(options.seed))
+                        shape=SHAPE_METHODS[options.shape_method], scale=bool(options.scale),
+                        merge_overlapping=bool(options.merge_overlap), lock_pinned=bool(options.pin),
+                        pin_method=options.pin_method, obstacles=bool(options.obstacles),
+                        target=options.udim_source, custom_region=tuple(float(v) for v in options.custom_region),
+                        active_tile=int(active), udim_tiles=tiles, udim_grid=grid, seed=int(options.seed))
 
 
 def limits_from(options: Any) -> Limits:

@@ -79,8 +79,8 @@ def main() -> None:
         raise SystemExit(f"unknown mode {mode!r}")
     bmesh.update_edit_mesh(obj.data)
     before = _common.read_loops([obj])
-    result = bpy.ops.uv.uvnest_pack(margin=margin, time_limit=seconds, stall_limit=0.0, pin=True,
-                                    merge_overlap=False)
+    result = bpy.ops.uv.uvnest_pack(margin_method="FRACTION", margin=margin / 2, time_limit=seconds,
+                                    stall_limit=0.0, pin=True, merge_overlap=False)
     after = _common.read_loops([obj])
     np.savez(out, uvs_in=before["uvs"], uvs_out=after["uvs"], vert=before["vert"], face_sizes=sizes,
              moving=moving, pinned_faces=pinned_faces, hide=after["hide"])

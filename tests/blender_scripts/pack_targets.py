@@ -42,10 +42,11 @@ def main() -> None:
         _common.set_loop_uvs([obj], start)
         _common.select_all_faces()
         space.image = image
+        # islands 0.001 apart: Blender's FRACTION margin keeps half of it around each island
+        options = {"margin_method": "FRACTION", "margin": 0.0005, **options}
         with bpy.context.temp_override(area=area, space_data=space, region=area.regions[-1]):
             results[name] = {"show_uvedit": bool(space.show_uvedit),
-                             "result": sorted(bpy.ops.uv.uvnest_pack(time_limit=1.0, merge_overlap=False,
-                                                                     **options))}
+                             "result": sorted(bpy.ops.uv.uvnest_pack(time_limit=1.0, **options))}
         arrays[f"uvs_{name}"] = _common.read_loops([obj])["uvs"]
 
     # pixel margin: 6 px of the image's 256 (its larger side), not of the Texture Size field
@@ -56,7 +57,8 @@ def main() -> None:
     space.uv_editor.tile_grid_shape = (3, 1)
     space.cursor_location = (2.5, 0.5)
     run("cursor_tile", flat, udim_source="ACTIVE_UDIM")
-    run("bounds", flat, udim_source="ORIGINAL_AABB")
+    side = float(np.min(before["uvs"].max(axis=0).astype(np.float64) - before["uvs"].min(axis=0)))
+    run("bounds", flat, udim_source="ORIGINAL_AABB", margin=0.0005 * side)  # FRACTION margins are UV units
     # UDIM tiles at the current density: islands grown 4 times need several tiles
     grown = before["uvs"] * 4.0
     arrays["uvs_grown"] = grown
