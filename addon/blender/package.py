@@ -83,9 +83,10 @@ def blender_platform() -> str:
     return f"{system}-{machine}"
 
 
-def package_metadata(source: Path) -> Tuple[str, dict]:
-    """``__version__`` and ``bl_info`` of the package in ``source``, read as Blender reads
-    ``bl_info``: from the text of ``__init__.py``, without importing it."""
+def package_version(source: Path) -> str:
+    """``__version__`` of the package in ``source``, checked against the version in its
+    ``bl_info``; both read as Blender reads ``bl_info``: from the text of
+    ``__init__.py``, without importing it."""
     values = {}
     for node in ast.parse((source / "__init__.py").read_text(encoding="utf-8")).body:
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
@@ -96,7 +97,7 @@ def package_metadata(source: Path) -> Tuple[str, dict]:
     version, bl_info = values["__version__"], values["bl_info"]
     if ".".join(map(str, bl_info.get("version", ()))) != version:
         raise PackageError(f"bl_info version {bl_info.get('version')} differs from __version__ {version}")
-    return version, bl_info
+    return version
 
 
 def _is_type_checking(test: ast.expr) -> bool:
@@ -221,7 +222,7 @@ def build(out_dir: Path, legacy: bool = False) -> Path:
     """
     checkout = checkout_dir()
     source = checkout / "addon"
-    version, _ = package_metadata(source)
+    version = package_version(source)
     target_platform = blender_platform()
     tag = target_platform.replace("-", "_")
     if legacy:
