@@ -159,6 +159,16 @@ def test_package_command_refuses_a_copy_outside_a_checkout(tmp_path: Path) -> No
     assert not (tmp_path / "dist").exists()
 
 
+def test_import_uvnest_needs_no_bpy() -> None:
+    """The package, its Blender subpackage and ``bl_info`` import where there is no Blender
+    (this test environment has no ``bpy``)."""
+    code = ("import sys, uvnest, uvnest.blender; "
+            "print(uvnest.bl_info['version'], [m for m in ('bpy', 'bmesh', 'mathutils') if m in sys.modules])")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == f"{tuple(int(v) for v in uvnest.__version__.split('.'))} []"
+
+
 # -------------------------------------------------- extension: Blender 5.0
 
 
