@@ -4,8 +4,9 @@ Blender 5.0 ships as the ``bpy`` wheel on PyPI for CPython 3.11.  It pins
 ``numpy<2``, so it cannot share the test environment (numpy 2.x).  This module
 creates a separate virtual environment on first use and runs scripts in it:
 
-* :func:`bpy_python` returns the interpreter of a venv holding ``bpy==5.0.1``,
-  ``numpy<2`` and ``shapely``.  The venv lives in ``$UVNEST_CACHE/bpy-5.0.1``
+* :func:`bpy_python` returns the interpreter of a venv holding ``bpy==5.0.1``
+  (or another version: ``4.2.23``, the LTS line, is tested too), ``numpy<2``
+  and ``shapely``.  The venv lives in ``$UVNEST_CACHE/bpy-<version>``
   (default ``~/.cache/uvnest/bpy-5.0.1``).  Creation (about 400 MB of
   downloads, roughly a minute) is serialised with an exclusive file lock, so
   parallel pytest workers wait for one another instead of racing, and it is
@@ -36,18 +37,24 @@ from pathlib import Path
 from typing import Optional, Sequence, Union
 
 BPY_VERSION = "5.0.1"
-#: Requirements of the Blender venv: Blender itself, the numpy it is built for,
-#: and shapely for scripts that check geometry inside Blender.
-BPY_REQUIREMENTS: tuple[str, ...] = (f"bpy=={BPY_VERSION}", "numpy<2", "shapely>=2")
+#: Blender's long-term-support line before 5.0 (the first with extensions), tested too.
+BPY_LTS_VERSION = "4.2.23"
 #: Seconds allowed for ``pip install`` of the requirements (a ~400 MB download).
 INSTALL_TIMEOUT = 1800
 _COMPLETE_MARKER = ".uvnest-complete"
-_CHECK_SNIPPET = (
-    "import bpy, numpy, shapely; "
-    f"assert bpy.app.version_string == {BPY_VERSION!r}, bpy.app.version_string; "
-    "assert int(numpy.__version__.split('.')[0]) < 2, numpy.__version__; "
-    "print(bpy.app.version_string, numpy.__version__, shapely.__version__)"
-)
+
+
+def bpy_requirements(version: str = BPY_VERSION) -> tuple[str, ...]:
+    """Requirements of a Blender venv: Blender itself, the numpy it is built
+    for, and shapely for scripts that check geometry inside Blender."""
+    return (f"bpy=={version}", "numpy<2", "shapely>=2")
+
+
+def _check_snippet(version: str) -> str:
+    return ("import bpy, numpy, shapely; "
+            f"assert bpy.app.version_string.split()[0] == {version!r}, bpy.app.version_string; "
+            "assert int(numpy.__version__.split('.')[0]) < 2, numpy.__version__; "
+            "print(bpy.app.version_string, numpy.__version__, shapely.__version__)")
 
 PathLike = Union[str, os.PathLike]
 
@@ -62,9 +69,9 @@ def cache_root() -> Path:
     return Path(env).expanduser() if env else Path.home() / ".cache" / "uvnest"
 
 
-def bpy_env_dir() -> Path:
+def bpy_env_dir(version: str = BPY_VERSION) -> Path:
     """Folder of the cached Blender venv (it may not exist yet)."""
-    return cache_root() / f"bpy-{BPY_VERSION}"
+    return cache_root() / f"bpy-{version}"
 
 
 def _venv_python(env_dir: Path) -> Path:
@@ -74,19 +81,19 @@ def _venv_python(env_dir: Path) -> Path:
     return env_dir / "bin" / "python"
 
 
-def _check_interpreter(python: Path) -> str:
+def _check_interpreter(python: Path, version: str = BPY_VERSION) -> str:
     """Import bpy, numpy and shapely with ``python``; return their versions.
 
     Raises :class:`BlenderUnavailable` with the interpreter's error output when
     any import fails or a version is wrong.
     """
     try:
-        proc = subprocess.run([str(python), "-c", _CHECK_SNIPPET], capture_output=True,
+        proc = subprocess.run([str(python), "-c", _check_snippet(version)], capture_output=True,
                               text=True, timeout=300)
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise BlenderUnavailable(f"cannot run {python}: {exc}") from exc
     if proc.returncode != 0:
-        raise BlenderUnavailable(f"{python} cannot import bpy {BPY_VERSION}:\n"
+        raise BlenderUnavailable(f"{python} cannot import bpy {version}:\n"
                                  f"{proc.stderr.strip()[-2000:]}")
     return proc.stdout.strip()
 
@@ -129,14 +136,14 @@ class FileLock:
         self._fd = None
 
 
-def _create_venv(env_dir: Path) -> None:
+def _create_venv(env_dir: Path, version: str) -> None:
     """Build the Blender venv in ``env_dir`` (caller holds the lock)."""
     if env_dir.exists():
         shutil.rmtree(env_dir)  # a half-built venv from an interrupted run
     steps: list[list[str]] = [
         [sys.executable, "-m", "venv", str(env_dir)],
         [str(_venv_python(env_dir)), "-m", "pip", "install", "--disable-pip-version-check",
-         "--no-input", "--progress-bar", "off", *BPY_REQUIREMENTS],
+         "--no-input", "--progress-bar", "off", *bpy_requirements(version)],
     ]
     for cmd in steps:
         try:
@@ -148,18 +155,18 @@ def _create_venv(env_dir: Path) -> None:
             shutil.rmtree(env_dir, ignore_errors=True)
             raise BlenderUnavailable(f"{' '.join(cmd[:4])} ... exited {proc.returncode}:\n"
                                      f"{(proc.stderr or proc.stdout).strip()[-2000:]}")
-    _check_interpreter(_venv_python(env_dir))
-    (env_dir / _COMPLETE_MARKER).write_text(f"{' '.join(BPY_REQUIREMENTS)}\n")
+    _check_interpreter(_venv_python(env_dir), version)
+    (env_dir / _COMPLETE_MARKER).write_text(f"{' '.join(bpy_requirements(version))}\n")
 
 
-_failure: Optional[BlenderUnavailable] = None
+_failures: dict[str, BlenderUnavailable] = {}
 
 
-def bpy_python() -> Path:
+def bpy_python(version: str = BPY_VERSION) -> Path:
     """Path to a Python interpreter that has ``bpy==5.0.1``, ``numpy<2`` and ``shapely``.
 
     On first use this creates a venv with ``sys.executable -m venv`` in
-    :func:`bpy_env_dir` and pip-installs :data:`BPY_REQUIREMENTS` into it,
+    :func:`bpy_env_dir` and pip-installs :func:`bpy_requirements` into it,
     under an exclusive lock on ``<cache>/bpy-5.0.1.lock``, so that parallel
     processes create it once.  A venv counts as ready only once the marker
     file written after a successful ``import bpy`` is present.  The answer is
@@ -171,42 +178,41 @@ def bpy_python() -> Path:
     Raises :class:`BlenderUnavailable` when the venv cannot be built (for
     example without network access) or does not import bpy.
     """
-    global _failure
-    if _failure is not None:
-        raise _failure
+    if version in _failures:
+        raise _failures[version]
     try:
-        return _bpy_python()
+        return _bpy_python(version)
     except BlenderUnavailable as exc:
-        _failure = exc
+        _failures[version] = exc
         raise
 
 
 @functools.lru_cache(maxsize=None)
-def _bpy_python() -> Path:
+def _bpy_python(version: str) -> Path:
     """The work of :func:`bpy_python`, without the failure memo."""
     override = os.environ.get("UVNEST_BPY_PYTHON")
-    if override:
+    if override and version == BPY_VERSION:
         python = Path(override)
-        _check_interpreter(python)
+        _check_interpreter(python, version)
         return python
-    env_dir = bpy_env_dir()
+    env_dir = bpy_env_dir(version)
     python = _venv_python(env_dir)
     if (env_dir / _COMPLETE_MARKER).exists():
         return python
     with FileLock(env_dir.with_name(env_dir.name + ".lock")):
         if not (env_dir / _COMPLETE_MARKER).exists():
-            _create_venv(env_dir)
+            _create_venv(env_dir, version)
     return python
 
 
-def require_bpy_python() -> Path:
+def require_bpy_python(version: str = BPY_VERSION) -> Path:
     """:func:`bpy_python` for tests: ``pytest.skip`` with the reason if Blender is unavailable."""
     import pytest
 
     try:
-        return bpy_python()
+        return bpy_python(version)
     except BlenderUnavailable as exc:
-        pytest.skip(f"real Blender (bpy {BPY_VERSION}) unavailable: {exc}")
+        pytest.skip(f"real Blender (bpy {version}) unavailable: {exc}")
 
 
 def uvnest_package_dir() -> Path:
@@ -250,8 +256,8 @@ def make_uvnest_shim(folder: Path) -> Path:
 
 
 def run_in_blender(script_path: PathLike, *args: str, timeout: Optional[float] = 600,
-                   extra_paths: Sequence[PathLike] = (),
-                   cwd: Optional[PathLike] = None) -> subprocess.CompletedProcess[str]:
+                   extra_paths: Sequence[PathLike] = (), cwd: Optional[PathLike] = None,
+                   version: str = BPY_VERSION) -> subprocess.CompletedProcess[str]:
     """Run ``script_path`` with the Blender interpreter and return the finished process.
 
     ``args`` are passed on the command line (``sys.argv[1:]`` in the script).
@@ -264,7 +270,7 @@ def run_in_blender(script_path: PathLike, *args: str, timeout: Optional[float] =
     ``subprocess.TimeoutExpired`` after killing the process.  Raises
     :class:`BlenderUnavailable` when there is no Blender venv.
     """
-    python = bpy_python()
+    python = bpy_python(version)
     with tempfile.TemporaryDirectory(prefix="uvnest-bpy-") as tmp:
         env = blender_env(extra_paths, shim_dir=make_uvnest_shim(Path(tmp)))
         return subprocess.run([str(python), str(script_path), *args], capture_output=True,

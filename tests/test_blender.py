@@ -10,7 +10,8 @@ the margin from every other and inside the tile).
 
 What cannot run headless: Blender's event loop (the bpy module sends no
 window-manager events; a script feeds the operator's own ``modal()`` with
-events instead), drawing real UI (the draw code runs against a recording
+events instead; ``test_blender_window.py`` runs the operator in a real
+window with real timers and keys), drawing real UI (the draw code runs against a recording
 layout), and reading an undo step's name (Blender has no Python API for it;
 the step is pushed by Blender itself through ``bpy.ops``' ``undo`` argument).
 """
@@ -31,7 +32,7 @@ if __package__ in (None, ""):  # plain `pytest` puts tests/ first on sys.path, n
 
 from tests.bench.checker import check_layout, face_islands  # noqa: E402
 from tests.bench.common import Model  # noqa: E402
-from tests.blender_env import require_bpy_python, run_in_blender  # noqa: E402
+from tests.blender_env import BPY_LTS_VERSION, BPY_VERSION, require_bpy_python, run_in_blender  # noqa: E402
 
 pytestmark = pytest.mark.blender
 
@@ -43,10 +44,14 @@ MARGIN = 0.005
 HOMEDECOR_MODEL = "homedecor_kitchen_faucet.obj"
 
 
-def run_script(name: str, *args: str, timeout: float = 600) -> dict:
-    """Run a Blender script and return its result line."""
-    require_bpy_python()
-    proc = run_in_blender(SCRIPTS / name, *args, timeout=timeout)
+#: Both Blender lines the add-on supports as an extension: 5.0 and the 4.2 LTS.
+VERSIONS = pytest.mark.parametrize("version", [BPY_VERSION, BPY_LTS_VERSION])
+
+
+def run_script(name: str, *args: str, timeout: float = 600, version: str = BPY_VERSION) -> dict:
+    """Run a Blender script (in bpy ``version``) and return its result line."""
+    require_bpy_python(version)
+    proc = run_in_blender(SCRIPTS / name, *args, timeout=timeout, version=version)
     return _result(proc)
 
 
@@ -109,8 +114,9 @@ def same_bits(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 # ------------------------------------------------------------ registering
 
 
-def test_register_and_unregister_twice_leave_no_trace() -> None:
-    out = run_script("register_cycle.py")
+@VERSIONS
+def test_register_and_unregister_twice_leave_no_trace(version: str) -> None:
+    out = run_script("register_cycle.py", version=version)
     states = out["states"]
     empty = states["before"]
     assert not any(empty.values())
@@ -129,10 +135,11 @@ def test_register_and_unregister_twice_leave_no_trace() -> None:
 # ----------------------------------------------------------- execute path
 
 
-def compare(tmp_path: Path, case: str, seconds: float, *extra: str) -> dict:
+def compare(tmp_path: Path, case: str, seconds: float, *extra: str, version: str = BPY_VERSION) -> dict:
     """Pack ``case`` with uvnest (execute) and Blender; check both; return the numbers."""
     out = tmp_path / f"{case}.npz"
-    result = run_script("pack_compare.py", str(out), case, str(MARGIN), str(seconds), *extra, timeout=900)
+    result = run_script("pack_compare.py", str(out), case, str(MARGIN), str(seconds), *extra, timeout=900,
+                        version=version)
     assert result["result"] == ["FINISHED"]
     d = np.load(out)
     model = loop_model(d["vert"], d["face_sizes"], d["uvs_in"], case)
@@ -145,9 +152,9 @@ def compare(tmp_path: Path, case: str, seconds: float, *extra: str) -> dict:
     return result
 
 
-@pytest.mark.parametrize("case", ["cube", "multi"])
-def test_execute_packs_validly_and_beats_blender(tmp_path: Path, case: str) -> None:
-    r = compare(tmp_path, case, 3.0)
+@pytest.mark.parametrize("case, version", [("cube", BPY_VERSION), ("multi", BPY_VERSION), ("cube", BPY_LTS_VERSION)])
+def test_execute_packs_validly_and_beats_blender(tmp_path: Path, case: str, version: str) -> None:
+    r = compare(tmp_path, case, 3.0, version=version)
     if case == "multi":
         assert r["objects"] == 2
     assert r["coverage"] >= r["blender_coverage"], r
@@ -228,11 +235,13 @@ def test_options_from_the_uv_editor(tmp_path: Path) -> None:
 # ----------------------------------------------------------- live session
 
 
-@pytest.mark.parametrize("case, want", [("scattered", 3), ("suzanne", 1)])
-def test_modal_operator_fed_with_events(case: str, want: int) -> None:
-    """The operator's own modal() on a real mesh: TIMER events write each better layout
-    at once; Esc/right click restore the UVs bit for bit; Enter/Space/click keep the best."""
-    out = run_script("live_modal.py", case, str(want))
+@pytest.mark.parametrize("case, want, version", [("scattered", 3, BPY_VERSION), ("suzanne", 1, BPY_VERSION),
+                                                 ("scattered", 3, BPY_LTS_VERSION)])
+def test_modal_operator_fed_with_events(case: str, want: int, version: str) -> None:
+    """The operator's own modal() on a real mesh: TIMER events write each better layout;
+    Esc/right click restore the UVs bit for bit; Enter/Space/click keep the best; leaving
+    Edit Mode behind its back ends the session and restores."""
+    out = run_script("live_modal.py", case, str(want), version=version)
     keys = ("esc", "right_click", "enter", "space", "click") if case == "scattered" else ("esc", "enter")
     for name in keys:
         r = out[name]

@@ -11,6 +11,7 @@ the checks do not trust the code under test.
 """
 from __future__ import annotations
 
+import atexit
 import json
 import math
 import sys
@@ -35,11 +36,16 @@ def emit(result: dict) -> None:
 
 def setup() -> None:
     """An empty scene with the add-on registered as Blender registers an
-    extension: import the package, call its ``register()``."""
+    extension: import the package, call its ``register()``.
+
+    The add-on is unregistered again at exit: the bpy 4.2 module crashes
+    while exiting with any operator class or menu function still registered
+    (a bare ``bpy.types.Operator`` subclass is enough; 5.0 does not)."""
     bpy.ops.wm.read_factory_settings(use_empty=True)
     import uvnest
 
     uvnest.register()
+    atexit.register(uvnest.unregister)
 
 
 def object_mode() -> None:

@@ -80,8 +80,9 @@ class RecordingLayout:
 
 
 def draw_everything() -> List[str]:
-    """Run the panel, menu and operator draw code once against a recording layout."""
-    from uvnest.blender import operators, panels
+    """Run the panel and menu draw code against a recording layout (the panel
+    twice: with the default options and with a pixel margin)."""
+    from uvnest.blender import panels
 
     log: List[str] = []
     context = bpy.context
@@ -91,10 +92,7 @@ def draw_everything() -> List[str]:
     settings = context.scene.uvnest
     settings.margin_method = "PIXELS"
     settings.rotate_method = "NONE"
-    operators.UV_OT_uvnest_pack.draw(SimpleNamespace(layout=RecordingLayout(log), bl_rna=settings.bl_rna,
-                                                     **{k: getattr(settings, k) for k in
-                                                        settings.bl_rna.properties.keys() if k != "rna_type"}),
-                                     context)
+    panels.IMAGE_PT_uvnest_pack.draw(SimpleNamespace(layout=RecordingLayout(log)), context)
     return log
 
 
