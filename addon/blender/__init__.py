@@ -1,8 +1,8 @@
 """Blender integration: the Pack Islands (uvnest) operator, its sidebar panel
 and its menu entries.
 
-Importing this package does not import ``bpy`` (so that
-``python -m uvnest.blender.package`` runs outside Blender);
+Importing this package does not import ``bpy`` (so that the packaging
+command, ``python addon/blender/package.py``, runs outside Blender);
 :func:`register` and :func:`unregister` import the Blender modules.
 """
 from __future__ import annotations
