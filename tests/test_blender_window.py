@@ -36,7 +36,7 @@ SCRIPT = Path(__file__).with_name("blender_scripts") / "window_session.py"
 #: A real model that streams several better layouts a second (7 islands).
 MODEL = "homedecor_bathroom_sink.obj"
 CASES = ("esc_restores", "enter_keeps_and_undo", "ctrl_z_key_is_held_back", "mode_switch", "delete_object",
-         "undo_mid_run", "close_editor", "dense_esc_during_first_layout", "dense_time_limit")
+         "undo_mid_run", "close_editor", "file_load", "dense_esc_during_first_layout", "dense_time_limit")
 #: Seconds the whole windowed run may take (it takes about a minute).
 RUN_TIMEOUT = 600
 
@@ -120,6 +120,12 @@ def test_editing_behind_the_operator_ends_it_cleanly(session: Dict[str, Any], na
 def test_deleting_the_object_ends_the_session(session: Dict[str, Any]) -> None:
     r = case(session, "delete_object")
     assert r["layouts"] == 1 and r["workers_after"] == [] and r["operator_polls"] is False
+
+
+def test_loading_a_file_ends_the_session(session: Dict[str, Any]) -> None:
+    r = case(session, "file_load")
+    assert r["layouts"] == 1 and r["workers_after"] == []
+    assert r["objects_after"] == 3  # the file's own objects: camera, cube, light
 
 
 def test_esc_stops_the_first_layout_of_a_dense_mesh(session: Dict[str, Any]) -> None:

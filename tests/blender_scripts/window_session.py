@@ -297,6 +297,16 @@ def case_close_editor() -> Case:
     yield from interrupted("close_editor", close, edit_uvs)
 
 
+def case_file_load() -> Case:
+    """Opening a file while streaming: Blender ends the operator (its
+    ``cancel``); no worker is left and the new file loads."""
+    def load(obj: Any) -> None:
+        with override(area=None):
+            bpy.ops.wm.open_mainfile(filepath=bpy.data.filepath)
+    yield from interrupted("file_load", load, lambda obj: None)
+    results["file_load"]["objects_after"] = len(bpy.data.objects)
+
+
 def case_dense_time_limit() -> Case:
     """Subsurf 3 (31,488 faces): with a time limit of 1 s a layout must be
     on screen by 1.5 s after the call, and the session must end."""
@@ -368,7 +378,7 @@ def main() -> None:
             bpy.ops.wm.quit_blender()
         return None
 
-    bpy.app.timers.register(tick, first_interval=1.0)
+    bpy.app.timers.register(tick, first_interval=1.0, persistent=True)  # persistent: a case loads a file
 
 
 main()
