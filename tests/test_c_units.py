@@ -9,14 +9,22 @@ tests/csrc/test_*.c is linked against it and run, in two builds:
   float-cast-overflow -fno-sanitize-recover=all`` (LeakSanitizer on; gcc's
   ``undefined`` leaves out float-to-integer conversions out of range),
 
-and each program is linked twice: with the library's exact.c using
-``__int128`` and with the portable fallback (exact.c compiled with
-``-DUN_NO_INT128``).  test_oom*.c are linked with ``--wrap`` for malloc,
-realloc, calloc and free.  The fuzz target (tests/csrc/fuzz_core.c, with
-the plain driver fuzz_main.c) runs seeded random inputs under ASan/UBSan in
-both variants.  Separately, every source file must compile warning-free on
-its own, binding.c included (against the Python and numpy headers, with the
-flags of setup.py).
+with the library's exact.c using ``__int128``.  The fast tier (``-m "not
+slow"``) runs every program once in each build, and the fuzz target
+(tests/csrc/fuzz_core.c with the plain driver fuzz_main.c) on a few hundred
+seeded random inputs under ASan/UBSan.  The slow tier adds:
+
+* the portable fallback arithmetic (exact.c compiled with
+  ``-DUN_NO_INT128``, the only file that reads it) for the programs whose
+  code it changes: test_exact.c and test_arrange.c, which test the
+  predicates and the arrangement built on them, and the fuzz target;
+* the allocation-failure injection, test_oom*.c, linked with ``--wrap`` for
+  malloc, realloc, calloc and free, which fails every allocation in turn;
+* the long fuzz runs (:data:`FUZZ_LONG` inputs per variant).
+
+Separately, every source file must compile warning-free on its own,
+binding.c included (against the Python and numpy headers, with the flags
+of setup.py).
 """
 from __future__ import annotations
 
@@ -123,45 +131,115 @@ def builds(tmp_path_factory):
     return get
 
 
-@pytest.mark.parametrize("variant", ["int128", "fallback"])
-@pytest.mark.parametrize("config", sorted(CONFIGS))
-@pytest.mark.parametrize("program", [os.path.basename(p) for p in program_files()])
-def test_c_unit_program(program, config, variant, builds):
-    b = builds(config)
-    exe = b.link(os.path.join(TESTS, program), variant)
-    r = _run([exe], timeout=600, env=RUN_ENV)
+#: The programs whose code the fallback arithmetic changes (the predicates
+#: and the arrangement built on them); the others run with __int128 only.
+FALLBACK_PROGRAMS = ("test_exact.c", "test_arrange.c")
+
+
+def program_params():
+    """(program, config, variant) of every run; the fallback builds and the
+    allocation-failure programs are marked slow."""
+    params = []
+    for program in (os.path.basename(p) for p in program_files()):
+        oom = program.startswith("test_oom")
+        variants = ["int128", "fallback"] if program in FALLBACK_PROGRAMS else ["int128"]
+        for config in sorted(CONFIGS):
+            for variant in variants:
+                slow = oom or variant == "fallback"
+                params.append(pytest.param(program, config, variant, marks=[pytest.mark.slow] if slow else [],
+                                           id=f"{program}-{config}-{variant}"))
+    return params
+
+
+def _link_and_run(build, program, variant):
+    """The finished run of one program, or the failure of its link (or its
+    timeout), for its test to raise."""
+    try:
+        exe = build.link(os.path.join(TESTS, program), variant)
+        return _run([exe], timeout=600, env=RUN_ENV)
+    except (pytest.fail.Exception, subprocess.TimeoutExpired) as e:
+        return e
+
+
+@pytest.fixture(scope="module")
+def unit_runs(builds, request):
+    """The run of a program.  The first test of a build links and runs every
+    selected program of that build at once, one per core, and each test
+    then reports its own (the programs measure CPU time, not wall time)."""
+    runs = {}
+
+    def get(program, config, variant):
+        if (program, config, variant) not in runs:
+            todo = [(program, variant)]
+            for item in request.session.items:
+                if getattr(item, "function", None) is not test_c_unit_program:
+                    continue
+                params = item.callspec.params
+                if params["config"] == config:
+                    key = (params["program"], params["variant"])
+                    if key not in todo and (key[0], config, key[1]) not in runs:
+                        todo.append(key)
+            b = builds(config)
+            with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as ex:
+                for (p, v), r in zip(todo, ex.map(lambda pv: _link_and_run(b, *pv), todo)):
+                    runs[(p, config, v)] = r
+        return runs[(program, config, variant)]
+
+    return get
+
+
+@pytest.mark.parametrize("program, config, variant", program_params())
+def test_c_unit_program(program, config, variant, unit_runs):
+    r = unit_runs(program, config, variant)
+    if isinstance(r, BaseException):
+        raise r
     out = (r.stdout + r.stderr).strip()
     if r.returncode != 0 or " 0 failed" not in r.stdout:
         pytest.fail(f"{program} [{config}, {variant}] exited with {r.returncode}:\n{out[-20000:]}",
                     pytrace=False)
 
 
-#: random inputs per variant: about 75 s each under ASan here
-FUZZ_RANDOM_INPUTS = 1500
+#: random inputs of the fast run, and of each long run (about 75 s under
+#: ASan on 2 cores)
+FUZZ_SHORT = 200
+FUZZ_LONG = 1500
 
 
-@pytest.mark.parametrize("variant", ["int128", "fallback"])
-def test_fuzz_target(variant, builds):
+@pytest.mark.parametrize("variant, seed, inputs", [
+    pytest.param("int128", 3, FUZZ_SHORT, id="int128-short"),
+    pytest.param("int128", 1, FUZZ_LONG, marks=pytest.mark.slow, id="int128-long"),
+    pytest.param("fallback", 2, FUZZ_LONG, marks=pytest.mark.slow, id="fallback-long"),
+])
+def test_fuzz_target(variant, seed, inputs, builds):
     """The fuzz target under ASan/UBSan on seeded random inputs (a
-    different seed per variant).  A broken promise aborts, and the last
+    different seed per run).  A broken promise aborts, and the last
     line names the input (``fuzz_main --save`` writes it to a file)."""
     exe = builds("asan").link(os.path.join(TESTS, "fuzz_core.c"), variant, os.path.join(TESTS, "fuzz_main.c"))
-    seed = "1" if variant == "int128" else "2"
-    r = _run([exe, "--random", str(FUZZ_RANDOM_INPUTS), "--seed", seed], timeout=900, env=RUN_ENV)
+    r = _run([exe, "--random", str(inputs), "--seed", str(seed)], timeout=900, env=RUN_ENV)
     if r.returncode != 0 or " 0 failed" not in r.stdout:
         pytest.fail(f"fuzz_core [{variant}, seed {seed}] exited with {r.returncode}:\n"
                     f"{(r.stdout + r.stderr).strip()[-6000:]}", pytrace=False)
-    assert f"{FUZZ_RANDOM_INPUTS} random inputs" in r.stdout
+    assert f"{inputs} random inputs" in r.stdout
 
 
 @pytest.mark.parametrize("src", [os.path.basename(p) for p in library_sources()])
-def test_library_file_compiles_warning_free(src, tmp_path):
-    """Each core file on its own with -Wall -Wextra -Werror -pedantic, for
-    both 128-bit variants of the predicates."""
-    for extra in ([], ["-DUN_NO_INT128"]):
-        r = _run([CC, *WARN, *extra, "-O2", "-I", CSRC, "-c", os.path.join(CSRC, src), "-o",
-                  str(tmp_path / "x.o")])
-        assert r.returncode == 0 and not r.stderr.strip(), r.stderr
+def test_library_file_compiles_warning_free(src, builds):
+    """Each core file on its own with -Wall -Wextra -Werror -pedantic -O2,
+    as the O2 build compiles it (exact.c also with -DUN_NO_INT128)."""
+    path = os.path.join(CSRC, src)
+    errors = builds("O2").errors
+    assert path not in errors, errors[path] if path in errors else ""
+
+
+def test_only_exact_c_reads_the_fallback_switch():
+    """The builds compile only exact.c with -DUN_NO_INT128: a file or header
+    that read it too would have a fallback variant no test builds."""
+    readers = []
+    for path in sorted(glob.glob(os.path.join(CSRC, "*.[ch]"))):
+        with open(path, encoding="utf-8") as f:
+            if "UN_NO_INT128" in f.read():
+                readers.append(os.path.basename(path))
+    assert readers == ["exact.c"]
 
 
 def test_binding_compiles_warning_free(tmp_path):
