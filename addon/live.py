@@ -26,8 +26,12 @@ boxes, power-of-two squares).
 Islands follow Blender's rule: faces are joined across a mesh edge whose UVs
 match at both ends; faces that only share a UV corner stay separate.  Only
 selected, visible faces move; hidden faces are never read as selected.
-With ``lock_pinned``, islands that contain a pinned UV stay where they are
-and the other islands are packed around them.
+With ``lock_pinned``, islands that contain a pinned UV keep what
+``pin_method`` says (their place, as obstacles the others are packed
+around; or their orientation, their size, or both).  With ``obstacles``,
+the unselected faces shown in the UV editor stay where they are and the
+packed islands keep the margin from them.  :class:`PackSettings` follows
+Blender's Pack Islands options (``uv.pack_islands`` in Blender 5.0).
 """
 from __future__ import annotations
 
@@ -42,6 +46,7 @@ import numpy as np
 from .geometry import convex_hull
 from .islands import Island, find_islands
 from .packing import Packer, PackResult
+from .tiles import inflated_area
 
 __all__ = [
     "Layout",
@@ -55,6 +60,7 @@ __all__ = [
     "PIN_METHODS",
     "ROTATION_MODES",
     "TARGET_MODES",
+    "box_angle",
     "closest_udim_tile",
     "udim_tile_at",
     "udim_tile_rect",
@@ -468,16 +474,18 @@ class LiveSession:
         self._still_sizes = np.concatenate(still_sizes) if still_sizes else np.zeros(0, np.int64)
         self._still_verts = np.concatenate(still_verts) + vert_offset if still_verts else np.zeros(0, np.int64)
         self._islands: Optional[List[Island]] = None
+        self._band = 0.0  # ADD and SCALED: the band around each island at scale 1
         self._frame: Optional[Tuple[np.ndarray, float]] = None
         self._locked_loops = np.zeros(0, np.int64)
         self.target = self._resolve_target()
         """The target rectangle ``(x0, y0, x1, y1)`` in UV space."""
-        self.margin, self.padding = self._gaps()
-        """The gap between islands, and their distance from the target's border, in UV units."""
-        side = min(self.target[2] - self.target[0], self.target[3] - self.target[1])
-        if not (self.margin < side and 2 * self.padding < side):
-            raise PackError(f"The margin ({self.margin:.4g} UV) leaves no room in the target "
-                            f"(side {side:.4g} UV): use a smaller margin")
+        self.margin: Optional[float] = None
+        """The gap between islands in UV units (ADD and SCALED: None until the
+        first layout is being built, as it needs the islands)."""
+        self.padding: Optional[float] = None
+        """The islands' distance from the target's border in UV units (as :attr:`margin`)."""
+        if settings.margin_method in ("FRACTION", "PIXELS") or settings.margin == 0:
+            self._set_gaps()
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: Optional[threading.Thread] = None
@@ -552,18 +560,26 @@ class LiveSession:
         orientation) or lying (AXIS_ALIGNED_X); pinned islands that keep
         their orientation or place do not turn."""
         s = self.settings
-        islands = self._island_list()
         pose = {"axis": "stand", "axis_x": "lie", "axis_y": "stand"}.get(s.rotation)
         if pose is None and s.rotation == "any" and self._keeps_rotation():
             pose = "stand"
-        turns = np.zeros(len(islands))
         if pose is None:
-            return turns
+            return np.zeros(0)
+        islands = self._island_list()
+        turns = np.zeros(len(islands))
         keep = self._pinned_islands() & (s.pin_method != "SCALE")
         for k, isl in enumerate(islands):
             if not keep[k] and isl.area > 0:
                 turns[k] = box_angle(self._uvs[isl.uv_indices], pose)
         return turns
+
+    def _set_gaps(self) -> None:
+        """Set :attr:`margin` and :attr:`padding`; raise :class:`PackError` when they leave no room."""
+        self.margin, self.padding = self._gaps()
+        side = min(self.target[2] - self.target[0], self.target[3] - self.target[1])
+        if not (self.margin < side and 2 * self.padding < side):
+            raise PackError(f"The margin ({self.margin:.4g} UV) leaves no room in the target "
+                            f"(side {side:.4g} UV): use a smaller margin")
 
     def _gaps(self) -> Tuple[float, float]:
         """The gap between islands and the distance from the target's
@@ -573,9 +589,8 @@ class LiveSession:
         ``margin * 0.1 * sum(sqrt(w * h))`` of the islands' bounding boxes
         in their units (SCALED), the last two times the islands' final
         scale.  That scale is known only at the end of the search: the
-        bound used is the scale at which the islands would cover the whole
-        target, which no layout exceeds (1 when the islands keep their
-        size), so the gap is at least Blender's."""
+        bound used is one no layout exceeds (:meth:`_scale_bound`; 1 when
+        the islands keep their size), so the gap is at least Blender's."""
         s = self.settings
         if s.margin_method == "PIXELS":
             return float(s.margin_px) / float(s.texture_size), s.padding
@@ -583,7 +598,8 @@ class LiveSession:
         if s.margin_method != "FRACTION" and m > 0:
             if s.margin_method == "SCALED":
                 m *= 0.1 * float(sum(math.sqrt(a) for a in self._box_areas()))
-            m *= self._scale_bound()
+            self._band = m
+            m *= self._scale_bound(m)
         return 2 * m, m + s.padding
 
     def _box_areas(self) -> List[float]:
@@ -601,15 +617,20 @@ class LiveSession:
             out.append(float(w * h))
         return out
 
-    def _scale_bound(self) -> float:
-        """No layout scales the islands more than this (1 when they keep their size)."""
+    def _scale_bound(self, band: float) -> float:
+        """No layout scales the islands more than this (1 when they keep
+        their size): at scale ``k`` each island grown by ``band * k`` (its
+        band) stays clear of the others' and inside the target less the
+        padding, so ``k ** 2`` times the islands' areas grown by ``band``
+        fit in that room."""
         s = self.settings
         if not s.scale or s.target == "UDIM_TILES":
             return 1.0
         x0, y0, x1, y1 = self.target
+        room = max(x1 - x0 - 2 * s.padding, 0.0) * max(y1 - y0 - 2 * s.padding, 0.0)
         fixed = self._pinned_islands() & (s.pin_method != "ROTATION")
-        area = sum(isl.area for k, isl in enumerate(self._island_list()) if not fixed[k])
-        return math.sqrt((x1 - x0) * (y1 - y0) / area) if area > 0 else 1.0
+        grown = sum(inflated_area(isl.outline, band) for k, isl in enumerate(self._island_list()) if not fixed[k])
+        return math.sqrt(room / grown) if grown > 0 else 1.0
 
     def _engine_rotation(self) -> Tuple[str, bool]:
         """The packer's rotation and flip for the settings."""
@@ -634,65 +655,130 @@ class LiveSession:
         d = self.margin
         return (hi[:, 0] >= x0 - d) & (hi[:, 1] >= y0 - d) & (lo[:, 0] <= x1 + d) & (lo[:, 1] <= y1 + d)
 
-    def _make_packer(self) -> Packer:
-        """Find the islands and compute the first layout (may take a while)."""
+    def _packer_input(self) -> Tuple[np.ndarray, List[np.ndarray], np.ndarray, np.ndarray]:
+        """The packer's UVs (islands given their turn), faces, mesh faces and
+        locked faces: the packed faces, then the obstacle faces near the target."""
         s = self.settings
         n = len(self._uvs)
         uvs = self._uvs.copy()
-        for isl, turn in zip(self._island_list(), self._turns()):
+        turns = self._turns()
+        for isl, turn in zip(self._island_list() if turns.size else (), turns):
             if turn:
                 uvs[isl.uv_indices] = _turned(uvs[isl.uv_indices], turn)
-        locked = self._pinned & (s.lock_pinned and s.pin_method == "LOCKED")
-        fixed = s.target == "UDIM_TILES" or not s.scale
         if s.target == "UDIM_TILES":
-            first = udim_tile_rect(min(s.udim_tiles) if s.udim_tiles else 1001)
-            near = self._obstacles_near(first, inside=True)
+            near = self._obstacles_near(udim_tile_rect(min(s.udim_tiles) if s.udim_tiles else 1001), inside=True)
         else:
             near = self._obstacles_near(self.target, inside=False)
         sizes = self._still_sizes
         keep_loops = np.repeat(near, sizes)
-        still = self._still_uvs[keep_loops]
         faces = list(self._faces)
         starts = n + np.cumsum(sizes[near]) - sizes[near]
         faces.extend(np.arange(a, a + t) for a, t in zip(starts.tolist(), sizes[near].tolist()))
-        uvs = np.concatenate([uvs, still])
-        verts = np.concatenate([self._mesh_faces, self._still_verts[keep_loops]])
-        locked = np.concatenate([locked, np.ones(int(near.sum()), bool)])
+        locked = self._pinned & (s.lock_pinned and s.pin_method == "LOCKED")
+        return (np.concatenate([uvs, self._still_uvs[keep_loops]]), faces,
+                np.concatenate([self._mesh_faces, self._still_verts[keep_loops]]),
+                np.concatenate([locked, np.ones(int(near.sum()), bool)]))
+
+    def _unit_frame(self, uvs: np.ndarray, faces: List[np.ndarray],
+                    locked: np.ndarray) -> Tuple[np.ndarray, float]:
+        """Origin and side of a square holding the target and the locked
+        faces: islands that keep their size pack in it as in a unit tile."""
+        box = np.array(self.target, np.float64)
+        if locked.any():
+            held = uvs[np.concatenate([faces[f] for f in np.flatnonzero(locked)])]
+            box = np.concatenate([np.minimum(box[:2], held.min(axis=0)), np.maximum(box[2:], held.max(axis=0))])
+        return box[:2], float(max(box[2] - box[0], box[3] - box[1])) * (1 + 1e-7)
+
+    def _new_packer(self, uvs: np.ndarray, faces: List[np.ndarray], verts: np.ndarray, locked: np.ndarray,
+                margin: float, padding: float, **placement) -> Packer:
+        """A packer with the settings' rotation, shape and seed; its errors as :class:`PackError`."""
+        s = self.settings
         rotation, flip = self._engine_rotation()
-        margin, padding = self.margin, self.padding
-        self._frame = None
-        if s.target == "UDIM_TILES":
-            placement = {"scale": "fixed", "tiles": sorted(s.udim_tiles) or None}
-        elif fixed:
-            # islands keep their size: pack in a unit tile holding the target and the locked
-            # islands, scaled down by k (sizes, margin and padding alike), then scale back
-            box = np.array(self.target, np.float64)
-            held = uvs[np.concatenate([faces[f] for f in np.flatnonzero(locked)])] if locked.any() else None
-            if held is not None:
-                box = np.concatenate([np.minimum(box[:2], held.min(axis=0)), np.maximum(box[2:], held.max(axis=0))])
-            k = float(max(box[2] - box[0], box[3] - box[1]))
-            origin = box[:2]
-            uvs = (uvs - origin) / k
+        if self._frame is not None:
+            origin, k = self._frame
+            uvs, margin, padding = (uvs - origin) / k, margin / k, padding / k
             t = (np.array(self.target) - np.tile(origin, 2)) / k
-            placement = {"scale": "fixed", "target": tuple(float(v) for v in np.clip(t, 0.0, 1.0))}
-            margin, padding = margin / k, padding / k
-            self._frame = (origin, k)
-        else:
-            placement = {"target": self.target}
+            placement = {"scale": "fixed", "target": tuple(float(v) for v in np.clip(t, 0.0, 1.0)), **placement}
         faces_arg, mesh_faces = _faces_arg(faces, verts)
         try:
-            packer = Packer(uvs, faces_arg, mesh_faces=mesh_faces, margin=margin, padding=padding,
-                            rotation=rotation, rotation_step=s.rotation_step, flip=flip, shape=s.shape,
-                            merge_overlapping=s.merge_overlapping, locked=locked if locked.any() else None,
-                            seed=s.seed, **placement)
+            return Packer(uvs, faces_arg, mesh_faces=mesh_faces, margin=margin, padding=padding,
+                          rotation=rotation, rotation_step=s.rotation_step, flip=flip, shape=s.shape,
+                          merge_overlapping=s.merge_overlapping, locked=locked if locked.any() else None,
+                          seed=s.seed, **placement)
         except (ValueError, IndexError) as exc:
             text = str(exc)
             raise PackError(text[:1].upper() + text[1:]) from exc
-        held_islands = [isl for isl in packer.islands if locked[isl.faces].any()]
-        self._locked_loops = (np.concatenate([isl.uv_indices for isl in held_islands]) if held_islands
-                              else np.zeros(0, np.int64))
-        self._locked_loops = self._locked_loops[self._locked_loops < n]
+
+    def _make_packer(self) -> Packer:
+        """Find the islands and compute the first layout (may take a while)."""
+        s = self.settings
+        if self.margin is None:
+            self._set_gaps()
+        uvs, faces, verts, locked = self._packer_input()
+        self._frame = None
+        if s.target == "UDIM_TILES":
+            packer = self._new_packer(uvs, faces, verts, locked, self.margin, self.padding, scale="fixed",
+                                  tiles=sorted(s.udim_tiles) or None)
+        else:
+            keeps = s.lock_pinned and s.pin_method in ("SCALE", "ROTATION_SCALE") and bool(self._pinned.any())
+            keep_size = self._pinned_islands() if keeps else np.zeros(0, bool)
+            if not s.scale or keep_size.any():
+                # pack at fixed scale in a unit frame holding the target (sizes, margin and padding scaled
+                # down alike, then back up)
+                self._frame = self._unit_frame(uvs, faces, locked)
+            if s.scale and keep_size.any():
+                packer = self._keep_pinned_size(uvs, faces, verts, locked, keep_size)
+            else:
+                placement = {"target": self.target} if s.scale else {"scale": "fixed"}
+                packer = self._new_packer(uvs, faces, verts, locked, self.margin, self.padding, **placement)
+        n = len(self._uvs)
+        held = [isl.uv_indices for isl in packer.islands if locked[isl.faces].any()]
+        loops = np.concatenate(held) if held else np.zeros(0, np.int64)
+        self._locked_loops = loops[loops < n]
         return packer
+
+    def _keep_pinned_size(self, uvs: np.ndarray, faces: List[np.ndarray], verts: np.ndarray,
+                          locked: np.ndarray, keep_size: np.ndarray) -> Packer:
+        """Pinned islands keep their size while the others scale to fill the
+        target: the others are scaled by ``f`` before a fixed-scale pack into
+        the target alone, with the largest ``f`` that fits found by
+        bisection (to 0.2 %, within half the time limit, 5 s without one)."""
+        s = self.settings
+        free = [isl.uv_indices for isl, keep in zip(self._island_list(), keep_size) if not keep]
+        free_loops = np.concatenate(free) if free else np.zeros(0, np.int64)
+        band = self._band if s.margin_method in ("ADD", "SCALED") else None
+
+        def attempt(f: float) -> Packer:
+            scaled = uvs.copy()
+            scaled[free_loops] *= f
+            m = band * f if band is not None else self.margin / 2
+            gap = self.margin if s.margin_method == "PIXELS" else 2 * m
+            pad = s.padding if s.margin_method == "PIXELS" else m + s.padding
+            return self._new_packer(scaled, faces, verts, locked, gap, pad, tiles=[1001])
+
+        lim = self.limits
+        deadline = time.perf_counter() + (lim.time_limit / 2 if lim.time_limit > 0 else 5.0)
+        hi = self._scale_bound(band or 0.0)
+        try:
+            return attempt(hi)
+        except PackError as exc:
+            error = exc
+        lo, best = hi, None
+        while best is None:
+            lo /= 2
+            if lo < hi * 1e-6:
+                raise error
+            try:
+                best = attempt(lo)
+            except PackError as exc:
+                error, hi = exc, lo
+        while hi > lo * 1.002 and time.perf_counter() < deadline and not self._stop.is_set():
+            mid = math.sqrt(lo * hi)
+            try:
+                best, lo = attempt(mid), mid
+            except PackError:
+                hi = mid
+        return best
 
     def _output_uvs(self, result: PackResult) -> np.ndarray:
         """The packed UVs of the moving loops: obstacles left out, the

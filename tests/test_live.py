@@ -14,9 +14,10 @@ from typing import List, Optional, Sequence, Tuple
 import numpy as np
 import pytest
 import shapely
+import shapely.affinity
 
-from uvnest.live import (Layout, Limits, LiveSession, MeshLoops, PackError, PackSettings, closest_udim_tile,
-                         udim_tile_at, udim_tile_rect)
+from uvnest.live import (Layout, Limits, LiveSession, MeshLoops, PackError, PackSettings, box_angle,
+                         closest_udim_tile, udim_tile_at, udim_tile_rect)
 
 TOL = 1e-6
 
@@ -85,6 +86,43 @@ def random_mesh(n_islands: int = 12, seed: int = 1, offset: Tuple[float, float] 
         b.grid(float(x + offset[0]), float(y + offset[1]), float(w), float(h),
                *((2, 2) if len(boxes) % 2 else (1, 3)))
     return b
+
+
+def turned_mesh(n_islands: int = 8, seed: int = 3) -> MeshBuilder:
+    """Islands of 2x2 quads whose UVs are rectangles turned by random angles, none overlapping, in tile 1001."""
+    rng = np.random.default_rng(seed)
+    b = MeshBuilder()
+    placed: List[Tuple[float, float, float]] = []
+    while len(placed) < n_islands:
+        w, h = 0.04 + 0.1 * rng.random(2)
+        r = float(np.hypot(w, h)) / 2
+        cx, cy = r + rng.random(2) * (1 - 2 * r)
+        if any(np.hypot(cx - x, cy - y) < r + q for x, y, q in placed):
+            continue
+        placed.append((cx, cy, r))
+        angle = rng.uniform(0, np.pi)
+        c, sn = np.cos(angle), np.sin(angle)
+        vid = np.arange(9).reshape(3, 3) + b.n_verts
+        b.n_verts += 9
+        for j in range(2):
+            for i in range(2):
+                corners = []
+                for a, bb in ((i, j), (i + 1, j), (i + 1, j + 1), (i, j + 1)):
+                    x, y = w * (a / 2 - 0.5), h * (bb / 2 - 0.5)
+                    corners.append((int(vid[bb, a]), (cx + x * c - y * sn, cy + x * sn + y * c)))
+                b.face(corners)
+    return b
+
+
+def island_faces(m: MeshLoops) -> List[np.ndarray]:
+    """The faces of each island of a :func:`turned_mesh` (four faces each)."""
+    return [np.arange(k, k + 4) for k in range(0, len(m.loop_start), 4)]
+
+
+def polygon(m: MeshLoops, uvs: np.ndarray, faces: np.ndarray) -> shapely.Geometry:
+    """The union of ``faces`` with per-loop ``uvs``."""
+    return shapely.union_all([shapely.Polygon(uvs[m.loop_start[f]:m.loop_start[f] + m.loop_total[f]].astype(float))
+                              for f in faces])
 
 
 def full(session: LiveSession, meshes: Sequence[MeshLoops], layout: Layout) -> List[np.ndarray]:
@@ -354,6 +392,139 @@ def test_a_mesh_without_uvs_is_skipped() -> None:
     layout = s.run()
     assert s.moving_loops[0].size == 0 and layout.loop_uvs[0].shape == (0, 2)
     assert layout.loop_uvs[1].shape == m.uvs.shape
+
+
+# ------------------------------------------------------- Blender's options
+
+
+def test_box_angle_gives_the_smallest_box_standing_or_lying() -> None:
+    rng = np.random.default_rng(2)
+    for _ in range(20):
+        pts = rng.random((12, 2)) * np.array([0.3, 0.1])
+        poly = shapely.MultiPoint(pts).convex_hull
+        smallest = shapely.minimum_rotated_rectangle(poly).area
+        for pose in ("stand", "lie"):
+            turned = shapely.affinity.rotate(poly, box_angle(pts, pose), origin=(0, 0), use_radians=True)
+            x0, y0, x1, y1 = turned.bounds
+            assert (x1 - x0) * (y1 - y0) == pytest.approx(smallest, rel=1e-6)
+            assert (y1 - y0 >= x1 - x0) if pose == "stand" else (x1 - x0 >= y1 - y0)
+
+
+@pytest.mark.parametrize("rotation", ["axis", "axis_x", "axis_y"])
+def test_axis_aligned_rotations(rotation: str) -> None:
+    m = turned_mesh().build()
+    s = LiveSession([m], gap(0.01, rotation=rotation), Limits(iterations=100))
+    out = full(s, [m], s.run())[0]
+    for faces in island_faces(m):
+        poly = polygon(m, out, faces)
+        x0, y0, x1, y1 = poly.bounds
+        assert (x1 - x0) * (y1 - y0) == pytest.approx(shapely.minimum_rotated_rectangle(poly).area, rel=1e-5)
+        if rotation == "axis_x":
+            assert x1 - x0 >= (y1 - y0) * (1 - 1e-6)
+        if rotation == "axis_y":
+            assert y1 - y0 >= (x1 - x0) * (1 - 1e-6)
+    check_layout(m, out, np.arange(len(m.loop_start)), 0.01, s.target)
+
+
+@pytest.mark.parametrize("method", ["ADD", "SCALED"])
+def test_scaled_margins_follow_blenders_formula(method: str) -> None:
+    """ADD keeps the margin around each island in its own units, SCALED the margin times a tenth
+    of the sum of sqrt(w * h) of the islands' smallest boxes; both scale with the islands."""
+    m = turned_mesh().build()
+    before = [polygon(m, m.uvs, f) for f in island_faces(m)]
+    margin = 0.02
+    band = margin if method == "ADD" else margin * 0.1 * sum(
+        np.sqrt(shapely.minimum_rotated_rectangle(p).area) for p in before)
+    s = LiveSession([m], PackSettings(margin=margin, margin_method=method), Limits(iterations=200))
+    out = full(s, [m], s.run())[0]
+    after = [polygon(m, out, f) for f in island_faces(m)]
+    scale = np.sqrt(after[0].area / before[0].area)
+    check_layout(m, out, np.arange(len(m.loop_start)), 2 * band * scale, s.target)
+    lo, hi = out.min(axis=0), out.max(axis=0)
+    assert min(lo.min(), 1 - hi.max()) >= band * scale - TOL  # the band at the border
+    assert s.margin < 4 * band * scale  # the bound on the final scale is not far off
+
+
+def test_scale_off_keeps_sizes_in_any_target() -> None:
+    m = turned_mesh().build()
+    before = [polygon(m, m.uvs, f).area for f in island_faces(m)]
+    for target, region in (("CLOSEST_UDIM", (0.0, 0.0, 1.0, 1.0)), ("CUSTOM_REGION", (0.3, 0.2, 2.3, 0.9))):
+        s = LiveSession([m], gap(0.01, scale=False, target=target, custom_region=region), Limits(iterations=50))
+        out = full(s, [m], s.run())[0]
+        after = [polygon(m, out, f).area for f in island_faces(m)]
+        assert np.allclose(after, before, rtol=1e-5)
+        check_layout(m, out, np.arange(len(m.loop_start)), 0.01, region)
+
+
+def test_custom_region() -> None:
+    m = turned_mesh().build()
+    region = (-0.5, 1.25, 0.25, 1.5)
+    s = LiveSession([m], gap(0.004, target="CUSTOM_REGION", custom_region=region), Limits(iterations=50))
+    assert s.target == region
+    check_layout(m, full(s, [m], s.run())[0], np.arange(len(m.loop_start)), 0.004, region)
+    with pytest.raises(PackError, match="custom region"):
+        LiveSession([m], gap(0.004, target="CUSTOM_REGION", custom_region=(0.5, 0.0, 0.5, 1.0)))
+
+
+def test_unselected_faces_are_obstacles_unless_switched_off() -> None:
+    b = turned_mesh(10)
+    m0 = b.build()
+    selected = np.ones(len(m0.loop_start), bool)
+    selected[:12] = False  # three islands stay
+    m = b.build(selected=selected)
+    still = np.concatenate([np.arange(m.loop_start[f], m.loop_start[f] + 4) for f in range(12)])
+    for obstacles in (True, False):
+        s = LiveSession([m], gap(0.01, obstacles=obstacles), Limits(iterations=150))
+        out = full(s, [m], s.run())[0]
+        assert np.array_equal(bits(out[still]), bits(m.uvs[still]))
+        polys = [polygon(m, out, f) for f in island_faces(m)]
+        closest = min(a.distance(b) for a in polys[3:] for b in polys[:3])
+        if obstacles:
+            assert closest >= 0.01 - TOL
+            check_layout(m, out, np.arange(len(m.loop_start)), 0.01, (-1.0, -1.0, 2.0, 2.0))
+        else:
+            assert closest == 0.0
+
+
+def test_hidden_and_unshown_faces_are_no_obstacles() -> None:
+    b = turned_mesh(10)
+    n = len(b.sizes)
+    selected = np.ones(n, bool)
+    selected[:8] = False
+    hidden = np.zeros(n, bool)
+    hidden[:4] = True
+    shown = np.ones(n, bool)
+    shown[4:8] = False  # with UV sync selection off, not in the UV editor
+    m = b.build(selected=selected, hidden=hidden)
+    m.shown = shown
+    s = LiveSession([m], gap(0.01), Limits(iterations=150))
+    out = full(s, [m], s.run())[0]
+    polys = [polygon(m, out, f) for f in island_faces(m)]
+    assert min(a.distance(b) for a in polys[2:] for b in polys[:2]) == 0.0  # packed over them
+
+
+@pytest.mark.parametrize("pin_method", ["LOCKED", "ROTATION", "SCALE", "ROTATION_SCALE"])
+def test_pin_methods(pin_method: str) -> None:
+    """What a pinned island keeps: its place, its orientation, its size, or both."""
+    b = turned_mesh(8)
+    pinned = np.zeros(len(b.sizes), bool)
+    pinned[0] = True
+    m = b.build(pinned=pinned)
+    s = LiveSession([m], gap(0.01, lock_pinned=True, pin_method=pin_method), Limits(iterations=150))
+    out = full(s, [m], s.run())[0]
+    loops = np.arange(16)
+    before, after = m.uvs[loops].astype(float), out[loops].astype(float)
+    e0, e1 = np.diff(before, axis=0), np.diff(after, axis=0)
+    ratio = np.linalg.norm(e1) / np.linalg.norm(e0)
+    if pin_method == "LOCKED":
+        assert np.array_equal(bits(out[loops]), bits(m.uvs[loops]))
+    if pin_method in ("ROTATION", "ROTATION_SCALE"):
+        assert np.allclose(e1, ratio * e0, atol=1e-6)
+    if pin_method in ("SCALE", "ROTATION_SCALE"):
+        assert ratio == pytest.approx(1.0, rel=1e-5)
+        others = [polygon(m, out, f).area / polygon(m, m.uvs, f).area for f in island_faces(m)[1:]]
+        assert min(others) > 1.5  # the other islands grew to fill the tile
+    check_layout(m, out, np.arange(len(m.loop_start)), 0.01, s.target)
 
 
 # --------------------------------------------------------------- targets
