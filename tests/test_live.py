@@ -456,6 +456,29 @@ def test_scale_off_keeps_sizes_in_any_target() -> None:
         check_layout(m, out, np.arange(len(m.loop_start)), 0.01, region)
 
 
+def test_scale_off_runs_over_into_copies_of_the_target() -> None:
+    """Islands too large together for the target keep their size and continue in copies of
+    the target to its right, as Blender lets them run over its edge."""
+    b = turned_mesh(8)
+    m = b.build()
+    m.uvs[:] = m.uvs * 7.0
+    before = [polygon(m, m.uvs, f) for f in island_faces(m)]
+    region = (0.0, 0.0, 1.5, 1.5)
+    assert sum(p.area for p in before) > 1.5 * 1.5  # more than the region holds
+    s = LiveSession([m], gap(0.01, scale=False, target="CUSTOM_REGION", custom_region=region), Limits(iterations=50))
+    out = full(s, [m], s.run())[0]
+    after = [polygon(m, out, f) for f in island_faces(m)]
+    assert np.allclose([p.area for p in after], [p.area for p in before], rtol=1e-5)
+    copies = set()
+    for p in after:
+        x0, y0, x1, y1 = p.bounds
+        k = int(np.floor(x0 / 1.5 + 1e-9))
+        assert k * 1.5 <= x0 + TOL and x1 <= (k + 1) * 1.5 + TOL and 0 <= y0 + TOL and y1 <= 1.5 + TOL
+        copies.add(k)
+    assert len(copies) >= 2 and min(copies) == 0
+    assert min(a.distance(b) for i, a in enumerate(after) for b in after[i + 1:]) >= 0.01 - TOL
+
+
 def test_custom_region() -> None:
     m = turned_mesh().build()
     region = (-0.5, 1.25, 0.25, 1.5)
