@@ -44,7 +44,8 @@ from typing import List, Optional, Sequence, Tuple
 import numpy as np
 
 from .geometry import convex_hull
-from .islands import Island, find_islands
+from . import _core
+from .islands import Island, find_islands, ring_areas
 from .packing import Packer, PackResult
 from .tiles import inflated_area
 
@@ -669,6 +670,8 @@ class LiveSession:
             near = self._obstacles_near(udim_tile_rect(min(s.udim_tiles) if s.udim_tiles else 1001), inside=True)
         else:
             near = self._obstacles_near(self.target, inside=False)
+        if s.merge_overlapping and near.any():
+            near[near] = ~self._merging_obstacles(np.flatnonzero(near))
         sizes = self._still_sizes
         keep_loops = np.repeat(near, sizes)
         faces = list(self._faces)
@@ -678,6 +681,22 @@ class LiveSession:
         return (np.concatenate([uvs, self._still_uvs[keep_loops]]), faces,
                 np.concatenate([self._mesh_faces, self._still_verts[keep_loops]]),
                 np.concatenate([locked, np.ones(int(near.sum()), bool)]))
+
+    def _merging_obstacles(self, chosen: np.ndarray) -> np.ndarray:
+        """Per obstacle face of ``chosen``, whether it overlaps a packed island
+        (holes filled): with ``merge_overlapping`` the packer would merge it
+        into that island and hold the island in place, where Blender merges
+        only the selected islands.  Such faces are left out of the obstacles."""
+        sizes = self._still_sizes
+        starts = np.cumsum(sizes) - sizes
+        rings = []
+        for f in chosen.tolist():
+            ring = self._still_uvs[starts[f]:starts[f] + sizes[f]]
+            rings.append([ring if ring_areas([ring])[0] >= 0 else ring[::-1]])
+        islands = self._island_list()
+        outlines = [[r for r in isl.outline if ring_areas([r])[0] > 0] for isl in islands]
+        groups = _core.overlap_groups(outlines + rings)
+        return np.isin(groups[len(islands):], groups[:len(islands)])
 
     def _unit_frame(self, uvs: np.ndarray, faces: List[np.ndarray],
                     locked: np.ndarray) -> Tuple[np.ndarray, float]:

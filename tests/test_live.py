@@ -509,6 +509,26 @@ def test_unselected_faces_are_obstacles_unless_switched_off() -> None:
             assert closest == 0.0
 
 
+def test_an_unselected_copy_does_not_hold_a_selected_island_with_merge_overlapping() -> None:
+    """Stacked copies, one selected: Blender merges only selected islands, so the selected copy
+    moves; two selected stacked copies move together."""
+    b = MeshBuilder()
+    b.grid(0.3, 0.3, 0.2, 0.1)       # 0-3: selected
+    b.grid(0.3, 0.3, 0.2, 0.1)       # 4-7: unselected copy under it
+    b.grid(0.6, 0.6, 0.1, 0.2)       # 8-11 and 12-15: two selected copies
+    b.grid(0.6, 0.6, 0.1, 0.2)
+    n = len(b.sizes)
+    selected = np.ones(n, bool)
+    selected[4:8] = False
+    m = b.build(selected=selected)
+    s = LiveSession([m], gap(0.01, merge_overlapping=True), Limits(iterations=50))
+    out = full(s, [m], s.run())[0]
+    loops = lambda faces: np.concatenate([np.arange(m.loop_start[f], m.loop_start[f] + 4) for f in faces])  # noqa: E731
+    assert not np.allclose(out[loops(range(4))], m.uvs[loops(range(4))])
+    assert np.array_equal(bits(out[loops(range(4, 8))]), bits(m.uvs[loops(range(4, 8))]))
+    assert np.array_equal(bits(out[loops(range(8, 12))]), bits(out[loops(range(12, 16))]))
+
+
 def test_hidden_and_unshown_faces_are_no_obstacles() -> None:
     b = turned_mesh(10)
     n = len(b.sizes)
