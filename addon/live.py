@@ -709,7 +709,7 @@ class LiveSession:
         return box[:2], float(max(box[2] - box[0], box[3] - box[1])) * (1 + 1e-7)
 
     def _new_packer(self, uvs: np.ndarray, faces: List[np.ndarray], verts: np.ndarray, locked: np.ndarray,
-                margin: float, padding: float, **placement) -> Packer:
+                    margin: float, padding: float, **placement) -> Packer:
         """A packer with the settings' rotation, shape and seed; its errors as :class:`PackError`."""
         s = self.settings
         rotation, flip = self._engine_rotation()
@@ -737,7 +737,7 @@ class LiveSession:
         self._frame = None
         if s.target == "UDIM_TILES":
             packer = self._new_packer(uvs, faces, verts, locked, self.margin, self.padding, scale="fixed",
-                                  tiles=sorted(s.udim_tiles) or None)
+                                      tiles=sorted(s.udim_tiles) or None)
         else:
             keeps = s.lock_pinned and s.pin_method in ("SCALE", "ROTATION_SCALE") and bool(self._pinned.any())
             keep_size = self._pinned_islands() if keeps else np.zeros(0, bool)

@@ -20,7 +20,6 @@ Blender's and not only uvnest's.
 from __future__ import annotations
 
 import math
-from pathlib import Path
 from typing import Any, Dict, List, Tuple
 
 import numpy as np
