@@ -41,6 +41,8 @@ _LAZY = {
     "Island": "islands",
     "pack": "packing",
     "Packer": "packing",
+    "Cancel": "packing",
+    "Cancelled": "packing",
     "PackResult": "packing",
     "IslandTransform": "packing",
     "pack_pow2_squares": "packing",

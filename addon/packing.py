@@ -12,6 +12,15 @@ With ``scale='fixed'`` the islands keep their size (or take a texel density)
 and go into as few UDIM tiles as possible; ``pixel_perfect`` and
 ``block_align`` snap translations to the texel grid or to compression blocks.
 Snapped layouts are checked again, exactly, at the requested margin.
+
+Time limits count from the call.  ``Packer(..., time_limit=T)`` returns by
+then with the box layout (the skyline of the islands' bounding rectangles,
+milliseconds) when the exact first layout is not ready
+(``PackResult.kind == 'box'``, ``Packer.exact`` False); ``step()`` goes on
+with the exact first layout where it stopped.  A :class:`Cancel` passed in
+stops construction (raising :class:`Cancelled`) and later searches.  In
+the main thread the C work runs in a helper thread, so Ctrl-C
+(KeyboardInterrupt) reaches the caller within a few tens of milliseconds.
 """
 from __future__ import annotations
 
@@ -19,8 +28,9 @@ import contextlib
 import math
 import threading
 import time
+import weakref
 from dataclasses import dataclass, field
-from typing import Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -29,7 +39,8 @@ from ._faces import FacesLike
 from .islands import Island, clipped_area, find_islands, island_faces_of
 from .tiles import pack_pow2_squares
 
-__all__ = ["IslandTransform", "PackResult", "Packer", "pack", "pack_pow2_squares", "apply_transforms"]
+__all__ = ["Cancel", "Cancelled", "IslandTransform", "PackResult", "Packer", "pack", "pack_pow2_squares",
+           "apply_transforms"]
 
 ROTATIONS = ("none", "90", "any")
 SHAPES = ("concave", "convex", "box")
@@ -53,6 +64,93 @@ class IslandTransform:
 
 
 IDENTITY = IslandTransform(0.0, False, (0.0, 0.0), 1.0)
+
+
+class Cancelled(Exception):
+    """Raised by :class:`Packer` (and :func:`pack`) when the :class:`Cancel`
+    passed in was set before the first layout was ready."""
+
+
+class Cancel:
+    """A thread-safe cancel flag for :class:`Packer` and :func:`pack`.
+
+    ``set()`` from any thread stops what the packers it was passed to are
+    doing within a few tens of milliseconds: construction raises
+    :class:`Cancelled`, ``step()`` returns False and ``improvements()``
+    ends.  A flag once set stays set.
+    """
+
+    def __init__(self) -> None:
+        self._event = threading.Event()
+        self._lock = threading.Lock()
+        self._hooks: Dict[int, Callable[[], Any]] = {}
+        self._next = 0
+
+    def set(self) -> None:
+        """Set the flag and stop every packer it was passed to."""
+        with self._lock:
+            self._event.set()
+            hooks = list(self._hooks.values())
+        for hook in hooks:
+            hook()
+
+    def is_set(self) -> bool:
+        """Whether ``set()`` was called."""
+        return self._event.is_set()
+
+    def _add(self, hook: Callable[[], Any]) -> int:
+        """Call ``hook()`` on ``set()`` (at once when set already); returns a key for :meth:`_remove`."""
+        with self._lock:
+            key = self._next
+            self._next += 1
+            self._hooks[key] = hook
+            now = self._event.is_set()
+        if now:
+            hook()
+        return key
+
+    def _remove(self, key: int) -> None:
+        with self._lock:
+            self._hooks.pop(key, None)
+
+
+def _seconds(value, name: str) -> Optional[float]:
+    """A duration: None, or a finite number of seconds >= 0."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not (isinstance(value, (int, float, np.integer, np.floating))
+                                       and math.isfinite(value) and value >= 0):
+        raise ValueError(f"{name} must be a finite number of seconds >= 0 or None, got {value!r}")
+    return float(value)
+
+
+def _in_c(call: Callable[[], Any], stop: Callable[[], Any]) -> Any:
+    """``call()``, a C call that releases the GIL and stops when ``stop()``
+    is called.  In the main thread it runs in a helper thread, so that a
+    KeyboardInterrupt (Ctrl-C) reaches the caller at once: then ``stop()``,
+    wait for the call to end (milliseconds), and re-raise."""
+    if threading.current_thread() is not threading.main_thread():
+        return call()
+    out: Dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            out["value"] = call()
+        except BaseException as e:  # noqa: B036 - handed to the caller
+            out["error"] = e
+
+    worker = threading.Thread(target=run, name="uvnest-c", daemon=True)
+    worker.start()
+    try:
+        while worker.is_alive():
+            worker.join(0.05)
+    except BaseException:
+        stop()
+        worker.join()
+        raise
+    if "error" in out:
+        raise out["error"]
+    return out["value"]
 
 
 @dataclass
@@ -79,6 +177,12 @@ class PackResult:
             covered (1 when every tile is full).
         split_groups: affinity group keys whose islands ended up in more
             than one tile.
+        kind: ``'exact'`` for a layout of the packer's own engine (the
+            exact first layout of the requested shape, or one the search
+            found); ``'box'`` for the box layout (the skyline of the
+            islands' bounding rectangles, as ``shape='box'`` packs) handed
+            out when the exact first layout was not ready by the time
+            limit.  Both passed the same exact final check.
     """
 
     uvs: np.ndarray
@@ -95,6 +199,7 @@ class PackResult:
     tile_lower_bound: int = 1
     tile_fill: float = 0.0
     split_groups: List = field(default_factory=list)
+    kind: str = "exact"
 
 
 @dataclass(frozen=True)
@@ -355,6 +460,14 @@ class Packer:
             every island up to 300 islands).
         mesh_faces: per face its 3D vertex ids: faces that share a mesh edge
             join one island even where their UVs are split.
+        time_limit: seconds from the call by which the constructor returns
+            (None: when the exact first layout is ready).  When the exact
+            first layout is not ready by then, ``best`` is the box layout
+            (``best.kind == 'box'``, ``exact`` False) and ``step()`` goes on
+            with the exact one.  Finding the islands is not bounded.
+        cancel: a :class:`Cancel`; when set, construction raises
+            :class:`Cancelled` within a few tens of milliseconds, and later
+            ``step()`` / ``improvements()`` stop as with :meth:`cancel`.
 
     Multi-tile and texel options:
         scale: ``'fit'`` (default: the largest common scale that fits the
@@ -383,14 +496,22 @@ class Packer:
                  anneal_max: Optional[int] = None, mesh_faces: Optional[FacesLike] = None,
                  scale: str = "fit", tiles: Optional[Sequence[int]] = None,
                  texel_density: Optional[float] = None, positions=None, groups=None,
-                 pixel_perfect: bool = False, block_align: Optional[int] = None) -> None:
+                 pixel_perfect: bool = False, block_align: Optional[int] = None,
+                 time_limit: Optional[float] = None, cancel: Optional[Cancel] = None) -> None:
         self._t0 = time.perf_counter()
+        limit = _seconds(time_limit, "time_limit")
+        if cancel is not None and not isinstance(cancel, Cancel):
+            raise ValueError(f"cancel must be a uvnest.Cancel or None, got {cancel!r}")
+        self._user_cancel = cancel
+        self._check_cancel()
         self._opt = o = _options(margin, margin_px, texture_size, rotation, rotation_step, flip, shape,
                                  merge_overlapping, target, padding, seed, cache_mb, anneal_max, scale, tiles,
                                  pixel_perfect, block_align)
         self._uvs = np.array(uvs, dtype=np.float64, copy=True)
         self.islands: List[Island] = find_islands(self._uvs, faces, mesh_faces=mesh_faces,
-                                                  merge_overlapping=o.merge_overlapping)
+                                                  merge_overlapping=o.merge_overlapping,
+                                                  checkpoint=self._check_cancel)
+        self._check_cancel()
         n_faces = int(sum(isl.faces.size for isl in self.islands))
         self._island_of_face = island_faces_of(self.islands, n_faces)
         self._locked = _locked_islands(locked, self.islands, n_faces)
@@ -413,23 +534,41 @@ class Packer:
         #: area of the locked islands inside the target (they may reach out of it)
         self._locked_area = sum(clipped_area(rings, o.target) if self.islands[i].area > 0 else 0.0
                                 for i, rings in zip(np.flatnonzero(self._locked), self._fixed_shapes))
+        self._check_cancel()
         self._lock = threading.Lock()
         self._cancelled = False
         self._core = None
+        #: the C packers a cancel must reach (the exact one, the box one)
+        self._running: List[Any] = []
         #: moves per call into C: grown while moves are cheap (a move is a
         #: decode, which at thousands of islands takes seconds)
         self._chunk = 1
         #: bumped when a deadline is disarmed, so a late timer cancels nothing
         self._deadline_generation = 0
         self._deadline_lock = threading.Lock()
+        self._best: Optional[PackResult] = None
+        self._exact = False
         self._pow2 = self._pow2_layout(moving)
         #: True when the first layout is final (power-of-two squares, boxes):
         #: searching further cannot improve it
         self.final = self._pow2 is not None or (o.shape == "box" and not o.fixed and not self._fixed_shapes)
+        if cancel is not None:
+            hook = weakref.WeakMethod(self._stop_running)
+            self._cancel_key = cancel._add(lambda: (hook() or (lambda: None))())
+            weakref.finalize(self, cancel._remove, self._cancel_key)
         if self._pow2 is None:
             self._core = self._engine(o.shape == "box" and not o.fixed)
-            self._start()
+            if limit is not None and not self.final:
+                # a valid layout at once, should the exact one take longer
+                self._best = self._result(self._box_layout(), kind="box")
+            deadline = None if limit is None or self.final else self._t0 + limit
+            if not self._start(deadline):
+                self._check_cancel()
+                if self._best is None:   # stopped by a KeyboardInterrupt's stop()
+                    raise Cancelled("the packer was stopped before its first layout")
+                return
         self._best = self._result()
+        self._exact = True
 
     # ------------------------------------------------------------ set-up
 
@@ -486,14 +625,66 @@ class Packer:
             core.add_locked(rings)
         return core
 
-    def _start(self) -> None:
+    def _stopped(self) -> bool:
+        """Whether the caller's :class:`Cancel` is set."""
+        return self._user_cancel is not None and self._user_cancel.is_set()
+
+    def _check_cancel(self) -> None:
+        """Raise :class:`Cancelled` when the caller's :class:`Cancel` is set."""
+        if self._stopped():
+            raise Cancelled("the packer was cancelled")
+
+    def _stop_running(self) -> None:
+        """Stop the C calls under way, and the packer's own (from any thread)."""
+        for core in [self._core, *self._running]:
+            if core is not None:
+                core.cancel()
+
+    def _call(self, core, method: str, *args) -> Any:
+        """``core.method(*args)``, reachable by cancels, deadlines and Ctrl-C."""
+        self._running.append(core)
         try:
-            self._core.start()
+            if self._stopped():
+                core.cancel()
+            return _in_c(lambda: getattr(core, method)(*args), core.cancel)
+        finally:
+            self._running.remove(core)
+
+    def _start(self, deadline: Optional[float] = None) -> bool:
+        """Go on with the exact first layout until it is ready (True) or
+        until ``deadline``, a cancel or a stop (False)."""
+        if deadline is not None and time.perf_counter() >= deadline:
+            return False
+        try:
+            with self._stop_at(deadline, self._core):
+                return bool(self._call(self._core, "start"))
         except ValueError as e:
             if not (self._opt.fixed and str(e).startswith("the islands cannot fit")):
                 raise
             self._explain_no_fit()
             raise
+
+    def _box_layout(self):
+        """The box layout's C packer: the skyline of the islands' bounding
+        rectangles (through the general engine with locked islands or a
+        fixed scale), started."""
+        o = self._opt
+        core = _core.Packer(self._engine_target(), o.engine_margin, o.engine_padding, o.angles, o.align, o.flip, o.seed,
+                            o.cache_bytes, o.anneal_max, 1.0 if o.fixed else 0.0,
+                            len(o.tiles) if o.fixed else 0, not o.fixed)
+        for rings, area in zip(self._shapes, self._areas):
+            pts = np.concatenate(rings)
+            (x0, y0), (x1, y1) = pts.min(axis=0), pts.max(axis=0)
+            core.add_island([np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]])], area)
+        for k, g in enumerate(self._group_of):
+            if g >= 0:
+                core.set_group(k, int(g))
+        for rings in self._fixed_shapes:
+            core.add_locked(rings)
+        if not self._call(core, "start"):
+            self._check_cancel()
+            raise Cancelled("the packer was stopped before its first layout")
+        return core
 
     def _explain_no_fit(self) -> None:
         """Name the first island too large for a tile on its own."""
@@ -537,20 +728,18 @@ class Packer:
 
     # ----------------------------------------------------------- results
 
-    def _placement(self):
+    def _placement(self, core=None):
         """Per moving island (angle, flip, scale, translation, tile index),
-        translations relative to the tile."""
+        translations relative to the tile, from ``core`` (default the
+        packer's own)."""
         if self._pow2 is not None:
             shift, bins = self._pow2
             n = len(bins)
             return np.zeros(n), np.zeros(n, bool), np.ones(n), shift, bins
-        best = self._core.best()
-        if best is None:
-            return None
-        return best
+        return (core or self._core).best()
 
-    def _result(self) -> Optional[PackResult]:
-        placement = self._placement()
+    def _result(self, core=None, kind: str = "exact") -> Optional[PackResult]:
+        placement = self._placement(core)
         if placement is None:
             return None
         angle, flip, scale, trans, bins = placement
@@ -573,9 +762,9 @@ class Packer:
                                             float(scale[j]))
             island_tiles[i] = tile_numbers[j]
         uvs = apply_transforms(self._uvs, self.islands, transforms)
-        return self._packed(uvs, transforms, island_tiles, scale, bins)
+        return self._packed(uvs, transforms, island_tiles, scale, bins, kind)
 
-    def _packed(self, uvs, transforms, island_tiles, scale, bins) -> PackResult:
+    def _packed(self, uvs, transforms, island_tiles, scale, bins, kind: str) -> PackResult:
         o = self._opt
         moving_area = float(np.sum(self._areas * (scale / self._prescale) ** 2))
         locked_area = self._locked_area
@@ -591,7 +780,7 @@ class Packer:
                           scale=float(scale[0] / self._prescale[0]), iterations=int(st["moves"]),
                           elapsed=time.perf_counter() - self._t0, seed=o.seed, tile_of_island=island_tiles,
                           tile_count=int(used.size), tile_lower_bound=self._lower_bound(scale),
-                          tile_fill=float(np.sum(shares ** 2) / used.size), split_groups=split)
+                          tile_fill=float(np.sum(shares ** 2) / used.size), split_groups=split, kind=kind)
 
     def _lower_bound(self, scale: np.ndarray) -> int:
         o = self._opt
@@ -630,6 +819,25 @@ class Packer:
         return self._best
 
     @property
+    def exact(self) -> bool:
+        """Whether the exact first layout exists (False while ``best`` is
+        the box layout a time limit left; ``step()`` builds it)."""
+        return self._exact
+
+    def _offer(self, result: PackResult) -> bool:
+        """Make ``result`` the best layout when it beats it (a box layout
+        may beat the engine's first layouts); True when it did."""
+        old = self._best
+        if old is not None:
+            if self._opt.fixed:
+                if (result.tile_count, -result.tile_fill) >= (old.tile_count, -old.tile_fill):
+                    return False
+            elif result.coverage <= old.coverage:
+                return False
+        self._best = result
+        return True
+
+    @property
     def stats(self) -> dict:
         """Engine counters: moves, layouts, rejected layouts (always 0 unless
         there is a bug), coverage, cache use, tiles used."""
@@ -641,7 +849,12 @@ class Packer:
 
     def step(self, seconds: Optional[float] = 0.1, iterations: Optional[int] = None) -> bool:
         """Search for up to ``seconds`` (wall time) and/or ``iterations``
-        annealing moves; returns True when the best layout improved."""
+        annealing moves; returns True when the best layout improved.
+        Without the exact first layout (see ``exact``), it first goes on
+        with that, within the same time."""
+        seconds = _seconds(seconds, "seconds")
+        if iterations is not None:
+            iterations = _whole(iterations, "iterations", 0)
         if seconds is None and iterations is None:
             raise ValueError("step needs seconds or iterations")
         if self.final:
@@ -649,42 +862,53 @@ class Packer:
         with self._lock:
             # a cancel() that came while nothing ran is over: this call runs
             self._core.reset_cancel()
-            improved = False
-            left = iterations
+            if self._stopped():
+                return False
             deadline = None if seconds is None else time.perf_counter() + seconds
-            while True:
-                if left is not None and left <= 0:
-                    break
-                if deadline is not None and time.perf_counter() >= deadline:
-                    break
-                n = self._chunk if left is None else min(self._chunk, left)
-                t0 = time.perf_counter()
-                better, cancelled = self._core.run(n)
-                spent = time.perf_counter() - t0
-                if left is not None:
-                    left -= n
-                if better:
-                    improved = True
-                    self._best = self._result()
-                if cancelled:
-                    self._core.reset_cancel()
-                    break
-                # aim for chunks of about 20 ms, so time limits and cancel
-                # are honoured promptly
-                if spent < 0.01:
-                    self._chunk = min(self._chunk * 2, 1 << 20)
-                elif spent > 0.04 and self._chunk > 1:
-                    self._chunk //= 2
-            return improved
+            with self._stop_at(deadline):
+                return self._search(deadline, iterations)
+
+    def _search(self, deadline: Optional[float], left: Optional[int]) -> bool:
+        """The body of ``step()``, with the deadline armed."""
+        improved = False
+        if not self._exact:
+            if not self._start():
+                return False
+            self._exact = True
+            improved = self._offer(self._result())
+        while True:
+            if left is not None and left <= 0:
+                break
+            if deadline is not None and time.perf_counter() >= deadline:
+                break
+            n = self._chunk if left is None else min(self._chunk, left)
+            t0 = time.perf_counter()
+            better, cancelled = self._call(self._core, "run", n)
+            spent = time.perf_counter() - t0
+            if left is not None:
+                left -= n
+            if better:
+                improved = self._offer(self._result()) or improved
+            if cancelled:
+                self._core.reset_cancel()
+                break
+            # aim for chunks of about 20 ms, so time limits and cancel
+            # are honoured promptly
+            if spent < 0.01:
+                self._chunk = min(self._chunk * 2, 1 << 20)
+            elif spent > 0.04 and self._chunk > 1:
+                self._chunk //= 2
+        return improved
 
     @contextlib.contextmanager
-    def _stop_at(self, deadline: Optional[float]) -> Iterator[None]:
-        """While active, cancel the running search at ``deadline``
-        (``time.perf_counter()`` seconds), in the middle of a move if need
-        be: a move is a whole decode, which at thousands of islands takes
-        seconds, and a time limit is a promise.  ``step()`` keeps the best
-        layout and searches again on its next call."""
-        if deadline is None or self._core is None:
+    def _stop_at(self, deadline: Optional[float], core=None) -> Iterator[None]:
+        """While active, cancel the running search (or first layout) at
+        ``deadline`` (``time.perf_counter()`` seconds), in the middle of a
+        move if need be: a move is a whole decode, which at thousands of
+        islands takes seconds, and a time limit is a promise.  ``step()``
+        keeps the best layout and searches again on its next call."""
+        core = core or self._core
+        if deadline is None or core is None:
             yield
             return
         with self._deadline_lock:
@@ -693,7 +917,7 @@ class Packer:
         def fire() -> None:
             with self._deadline_lock:
                 if generation == self._deadline_generation:
-                    self._core.cancel()
+                    core.cancel()
 
         timer = threading.Timer(max(0.0, deadline - time.perf_counter()), fire)
         timer.daemon = True
@@ -709,13 +933,20 @@ class Packer:
                      iterations: Optional[int] = None) -> Iterator[PackResult]:
         """Yield the current best layout, then each strictly better one,
         until ``time_limit`` seconds or ``iterations`` moves (both None:
-        until cancelled)."""
+        until cancelled).  Without the exact first layout the search first
+        builds it (see ``step``)."""
+        time_limit = _seconds(time_limit, "time_limit")
+        if iterations is not None:
+            iterations = _whole(iterations, "iterations", 0)
         # reset before the first yield: a cancel() after it must hold
         self._cancelled = False
+        return self._improvements(time_limit, iterations)
+
+    def _improvements(self, time_limit: Optional[float], iterations: Optional[int]) -> Iterator[PackResult]:
         yield self.best
         deadline = None if time_limit is None else time.perf_counter() + time_limit
         done = 0
-        while not self._cancelled:
+        while not self._cancelled and not self._stopped():
             if deadline is not None and time.perf_counter() >= deadline:
                 return
             if iterations is not None and done >= iterations:
@@ -735,26 +966,26 @@ class Packer:
         """Stop a running ``step()`` or ``improvements()`` promptly (safe from
         any thread); a later call searches again."""
         self._cancelled = True
-        if self._core is not None:
-            self._core.cancel()
+        self._stop_running()
 
 
 def pack(uvs, faces: FacesLike, *, time_limit: Optional[float] = 2.0, iterations: Optional[int] = None,
          **options) -> PackResult:
     """Pack the islands of ``uvs``/``faces`` into the target.
 
-    Returns the best layout found within ``time_limit`` seconds of the call
-    (the first layout, should that alone take longer) and/or ``iterations``
-    annealing moves (``time_limit=None`` with ``iterations`` is
-    deterministic).  Options are those of :class:`Packer`.
+    Returns the best layout found within ``time_limit`` seconds of the call,
+    first layout included (the box layout, ``kind == 'box'``, when the exact
+    first layout is not ready by then) and/or ``iterations`` annealing moves
+    (``time_limit=None`` with ``iterations`` is deterministic).  Options are
+    those of :class:`Packer`; with ``cancel`` set it raises
+    :class:`Cancelled` before the first layout and returns the best layout
+    so far after it.
     """
-    number = isinstance(time_limit, (int, float, np.integer, np.floating)) and not isinstance(time_limit, bool)
-    if time_limit is not None and not (number and time_limit >= 0):
-        raise ValueError(f"time_limit must be a number of seconds >= 0 or None, got {time_limit!r}")
+    time_limit = _seconds(time_limit, "time_limit")
     if iterations is not None:
         iterations = _whole(iterations, "iterations", 0)
     start = time.perf_counter()
-    packer = Packer(uvs, faces, **options)
+    packer = Packer(uvs, faces, time_limit=time_limit, **options)
     if packer.final or (time_limit is None and iterations is None):
         return packer.best
     if time_limit is None:
@@ -763,7 +994,7 @@ def pack(uvs, faces: FacesLike, *, time_limit: Optional[float] = 2.0, iterations
         deadline = start + time_limit
         left = iterations
         with packer._stop_at(deadline):
-            while time.perf_counter() < deadline and (left is None or left > 0):
+            while time.perf_counter() < deadline and (left is None or left > 0) and not packer._stopped():
                 before = packer.stats["moves"]
                 packer.step(seconds=max(0.0, deadline - time.perf_counter()), iterations=left)
                 if left is not None:

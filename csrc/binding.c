@@ -829,8 +829,9 @@ static PyObject *packer_start(PackerObject *self, PyObject *noargs)
     self->busy = 0;
     if (s == UN_ENOFIT)
         return PyErr_Format(PyExc_ValueError, "the islands cannot fit the target (the margin, the locked islands or the number of tiles leave no room)");
+    if (s == UN_ECANCELLED) Py_RETURN_FALSE;   /* a later start() goes on */
     if (s != UN_OK) return raise_status(s, "start");
-    Py_RETURN_NONE;
+    Py_RETURN_TRUE;
 }
 
 static PyObject *packer_run(PackerObject *self, PyObject *args)
@@ -915,7 +916,8 @@ static PyMethodDef packer_methods[] = {
     {"add_island", (PyCFunction)packer_add_island, METH_VARARGS, "add_island(rings, area)"},
     {"add_locked", (PyCFunction)packer_add_locked, METH_VARARGS, "add_locked(rings)"},
     {"set_group", (PyCFunction)packer_set_group, METH_VARARGS, "set_group(island, group)"},
-    {"start", (PyCFunction)packer_start, METH_NOARGS, "start(): first layout"},
+    {"start", (PyCFunction)packer_start, METH_NOARGS,
+     "start() -> True when the first layout is ready, False when cancelled (call again to go on)"},
     {"run", (PyCFunction)packer_run, METH_VARARGS, "run(moves) -> (improved, cancelled)"},
     {"cancel", (PyCFunction)packer_cancel, METH_NOARGS, "cancel(): stop a running call (any thread)"},
     {"reset_cancel", (PyCFunction)packer_reset_cancel, METH_NOARGS, "clear the cancel flag"},

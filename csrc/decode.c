@@ -149,6 +149,8 @@ static un_status gather(un_engine *E, int32_t p, const int32_t *cand, int32_t nc
         blo.x = q->lo.x - khi.x; blo.y = q->lo.y - khi.y;
         bhi.x = q->hi.x - klo.x; bhi.y = q->hi.y - klo.y;
         if (!boxes_meet(blo, bhi, wlo, whi)) continue;
+        /* a no-fit polygon of two detailed islands takes up to tens of ms */
+        if (E->cancel && *E->cancel) return UN_ECANCELLED;
         if ((s = island_nfp(E, E->seq[j], q->orient, q->sigma, k, o, level, &v)) != UN_OK) return s;
         un_orient_matrix(&E->os, E->isl + E->seq[j], q->orient, m);
         if ((s = UN_RESERVE(E->obs, E->cap_obs, (int64_t)n + 1)) != UN_OK) return s;

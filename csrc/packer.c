@@ -80,6 +80,15 @@ struct un_packer {
     int32_t         side_started; /* start_side ran (whether or not it made one) */
     int32_t         no_boxes;     /* a packer another runs: it tries no box layouts */
     int32_t         boxes_due;    /* box layouts are to be tried on the next move */
+    /* the start's progress: a cancelled start resumes where it stopped */
+    int32_t         prepared;     /* prepare() allocated, sorted and chose the annealed */
+    int32_t         prep_next;    /* islands (in placement order) simplified so far */
+    double          min_hole;     /* holes thinner than this hold nothing */
+    int32_t         fill_tries;   /* first fills tried */
+    double          fill_L;       /* the container the next first fill tries */
+    int32_t         start_done;   /* un_packer_start finished: run() may search */
+    int32_t         failed;       /* the start failed (not cancelled): unusable */
+    un_packer      *side_pending; /* the side search, while its start is cancelled */
 };
 
 static un_status grow_islands(un_packer *pk)
@@ -196,6 +205,7 @@ void un_packer_free(un_packer *pk)
     free(pk->E.group_mark);
     free(pk->angles);
     un_packer_free(pk->side);
+    un_packer_free(pk->side_pending);
     free(pk);
 }
 
@@ -358,12 +368,15 @@ static double min_square_angle(const un_frings *f)
     return square_side(f, a) < side ? a : best;
 }
 
-static un_status prepare(un_packer *pk, double L_est)
+/* Allocate the search's arrays, order the islands by area and choose the
+ * annealed ones and the grid (once). */
+static un_status prepare_once(un_packer *pk, double L_est)
 {
     un_engine *E = &pk->E;
     int32_t i, *tmp;
     double ext = (E->tw > E->th ? E->tw : E->th) * L_est, min_hole;
-    un_status s = UN_OK;
+    un_status s;
+    if (pk->prepared) return UN_OK;
     E->seq = (int32_t *)malloc((size_t)E->n * sizeof *E->seq);
     E->par = (double *)calloc(3 * (size_t)E->n, sizeof *E->par);
     E->pl = (un_place *)calloc((size_t)E->n, sizeof *E->pl);
@@ -428,8 +441,22 @@ static un_status prepare(un_packer *pk, double L_est)
         side = hi[0] - lo[0] < hi[1] - lo[1] ? hi[0] - lo[0] : hi[1] - lo[1];
         if (side < min_hole) min_hole = side;
     }
-    min_hole = 0.5 * min_hole + E->margin * L_est;
-    for (i = 0; i < E->n && s == UN_OK; i++) {
+    pk->min_hole = 0.5 * min_hole + E->margin * L_est;
+    if ((s = un_anneal_init(&pk->A, E->n)) == UN_OK) pk->prepared = 1;
+    return s;
+}
+
+/* prepare_once, then the islands' shapes: simplified outlines, bases
+ * and reference points, island by island (cancellable: a later call goes
+ * on with the next island). */
+static un_status prepare(un_packer *pk, double L_est)
+{
+    un_engine *E = &pk->E;
+    int32_t i;
+    double ext = (E->tw > E->th ? E->tw : E->th) * L_est, min_hole;
+    un_status s = prepare_once(pk, L_est);
+    min_hole = pk->min_hole;
+    for (i = pk->prep_next; i < E->n && s == UN_OK; i++) {
         int32_t k = E->seq[i], cap = VERTS_BUDGET / E->nanneal;
         un_island *is = E->isl + k;
         double lo[2] = {HUGE_VAL, HUGE_VAL}, hi[2] = {-HUGE_VAL, -HUGE_VAL};
@@ -460,8 +487,9 @@ static un_status prepare(un_packer *pk, double L_est)
          * several: that of the smallest bounding rectangle, which lines up
          * straight edges with their neighbours' */
         is->base = !pk->opt.align ? 0 : E->n == 1 ? min_square_angle(&is->shape) : min_rect_angle(&is->shape);
+        pk->prep_next = i + 1;
+        if (E->cancel && *E->cancel && i + 1 < E->n) s = UN_ECANCELLED;
     }
-    if (s == UN_OK) s = un_anneal_init(&pk->A, E->n);
     return s;
 }
 
@@ -708,11 +736,35 @@ static un_status run_fixed(un_packer *pk, int64_t moves, volatile int *cancel, i
 /* Skyline of the islands' bounding rectangles (at their base orientation,
  * or turned a quarter) at scale L, in order `ord`, by bottom-left or (fit)
  * best fit; fills the placements when everything fits. */
+/* More rectangles than this go on shelves (next fit, tallest first: linear
+ * time), not on the skyline, whose every placement scans the whole skyline
+ * (10,000 islands took 90 s). */
+#define BOX_SHELF_AT 1000
+
+/* Next-fit shelf: the rectangle goes right of the last one on the current
+ * shelf, or at the left of a new shelf on top of the tallest rectangle of
+ * the current one.  shelf[0..2]: cursor x, shelf bottom, shelf height. */
+static int shelf_place(double shelf[3], double W, double H, double w, double h, double *x, double *y)
+{
+    if (shelf[0] + w > W) {
+        shelf[1] += shelf[2];
+        shelf[0] = shelf[2] = 0;
+    }
+    if (shelf[0] + w > W || shelf[1] + h > H) return 0;
+    *x = shelf[0];
+    *y = shelf[1];
+    shelf[0] += w;
+    if (h > shelf[2]) shelf[2] = h;
+    return 1;
+}
+
 static un_status box_fill(un_packer *pk, double L, const int32_t *ord, int fit, int *ok)
 {
     un_engine *E = &pk->E;
     un_skyline *sk = un_skyline_new();
     int32_t p, quarter = E->os.nangles % 4 == 0 ? E->os.nangles / 4 : -1;
+    int shelves = E->n > BOX_SHELF_AT;
+    double shelf[3] = {0, 0, 0}, W, H;
     /* rectangles grown by half the margin (and a clearance of 4 grid steps)
      * fill the target less padding, grown by half the margin: the margin is
      * between islands, not to the border */
@@ -721,18 +773,24 @@ static un_status box_fill(un_packer *pk, double L, const int32_t *ord, int fit, 
     *ok = 0;
     if (!sk) return UN_ENOMEM;
     if ((s = un_engine_set_scale(E, L)) != UN_OK) goto done;
-    if ((s = un_skyline_reset(sk, E->tw * L - 2 * pad + 2 * half, E->th * L - 2 * pad + 2 * half)) != UN_OK)
-        goto done;
+    W = E->tw * L - 2 * pad + 2 * half;
+    H = E->th * L - 2 * pad + 2 * half;
+    if ((s = un_skyline_reset(sk, W, H)) != UN_OK) goto done;
     for (p = 0; p < E->n; p++) {
         int32_t k = ord[p], o;
         un_pt lo, hi;
         double w, h, x, y;
-        int rot;
+        int rot = 0;
+        if (p % 256 == 255 && E->cancel && *E->cancel) { s = UN_ECANCELLED; goto done; }
         un_island_bbox(&E->os, E->isl + k, 0, 1, E->q, &lo, &hi);
         w = (double)(hi.x - lo.x) * E->q + 2 * grow;
         h = (double)(hi.y - lo.y) * E->q + 2 * grow;
-        if (!un_skyline_place(sk, w, h, quarter > 0, fit, &x, &y, &rot)) goto done;
-        if ((s = un_skyline_add(sk, x, y, rot ? h : w, rot ? w : h)) != UN_OK) goto done;
+        if (shelves) {
+            if (!shelf_place(shelf, W, H, w, h, &x, &y)) goto done;
+        } else {
+            if (!un_skyline_place(sk, w, h, quarter > 0, fit, &x, &y, &rot)) goto done;
+            if ((s = un_skyline_add(sk, x, y, rot ? h : w, rot ? w : h)) != UN_OK) goto done;
+        }
         o = rot ? quarter : 0;
         un_island_bbox(&E->os, E->isl + k, o, 1, E->q, &lo, &hi);
         E->seq[p] = k;
@@ -785,15 +843,16 @@ static int cmp_box(int32_t a, int32_t b, const void *vctx)
 /* Box packing: for six orders (tallest, widest, largest, longest side,
  * largest perimeter, longest short side first), each with the skyline's
  * bottom-left and best-fit rules, the smallest scale at which the skyline
- * fits everything; the best of them. */
+ * fits everything; the best of them.  Beyond BOX_SHELF_AT islands, shelves
+ * of the tallest first. */
 static un_status start_box(un_packer *pk, double L_area)
 {
     un_engine *E = &pk->E;
     int32_t *ord = (int32_t *)malloc((size_t)E->n * sizeof *ord), *tmp = (int32_t *)malloc((size_t)E->n * sizeof *tmp);
-    int32_t key, i, tries;
+    int32_t key, i, tries, keys = E->n > BOX_SHELF_AT ? 1 : 2 * BOX_ORDERS;
     un_status s = UN_OK;
     if (!ord || !tmp) { free(ord); free(tmp); return UN_ENOMEM; }
-    for (key = 0; key < 2 * BOX_ORDERS && s == UN_OK; key++) {
+    for (key = 0; key < keys && s == UN_OK; key++) {
         box_ctx c;
         int fit = key >= BOX_ORDERS;
         double lo = L_area, hi = L_area * 1.02;
@@ -927,7 +986,7 @@ static un_status start_layout(un_packer *pk, volatile int *cancel)
 {
     un_engine *E = &pk->E;
     double total = 0, L_area, L_grid, free_area, L;
-    int32_t i, tries;
+    int32_t i;
     int ok = 0;
     un_status s;
     E->cancel = cancel;
@@ -947,38 +1006,45 @@ static un_status start_layout(un_packer *pk, volatile int *cancel)
     /* first layout: the bottom-left fill (every r = f = 0) at the first
      * container tried where everything fits; run() then bisects down
      * before it anneals */
-    pk->lo = L_area;
-    /* many islands: the first layout from quick fills (the first window
-     * with room), streamed at once; the bisection refines with full ones */
-    E->fill_quick = E->n > BISECT_AT_START;
-    /* the first try assumes a dense fill; each next one the density the
-     * last one reached, 1% more room, at least 3% and at most 60% more */
-    L = scale_at_density(E, FIRST_DENSITY);
-    if (!isfinite(L) || L < 1.02 * L_area) L = 1.02 * L_area;
-    for (tries = 0; tries < FIRST_TRIES; tries++) {
-        double grow;
-        s = first_fill(pk, L, &ok);
-        if (s == UN_ENOFIT) break;      /* beyond the grid */
-        if (s != UN_OK) return s;
-        if (ok) break;
-        grow = 1.01 * scale_at_density(E, fill_density(E, L)) / L;
-        pk->lo = L;
-        L *= grow < 1.03 ? 1.03 : grow > 1.6 ? 1.6 : grow;
-    }
-    E->fill_quick = 0;
     if (!pk->have_best) {
-        if ((s = rescue_layout(pk, un_engine_largest_scale(E))) != UN_OK) return s;
-        pk->lo = L_area;
+        if (pk->fill_tries == 0) {
+            pk->lo = L_area;
+            /* the first try assumes a dense fill; each next one the density
+             * the last one reached, 1% more room, at least 3% and at most
+             * 60% more */
+            L = scale_at_density(E, FIRST_DENSITY);
+            pk->fill_L = !isfinite(L) || L < 1.02 * L_area ? 1.02 * L_area : L;
+        }
+        /* many islands: the first layout from quick fills (the first
+         * window with room), streamed at once; the bisection refines with
+         * full ones */
+        E->fill_quick = E->n > BISECT_AT_START;
+        for (; pk->fill_tries < FIRST_TRIES; pk->fill_tries++) {
+            double grow;
+            L = pk->fill_L;
+            s = first_fill(pk, L, &ok);
+            if (s != UN_OK || ok) break;
+            grow = 1.01 * scale_at_density(E, fill_density(E, L)) / L;
+            pk->lo = L;
+            pk->fill_L = L * (grow < 1.03 ? 1.03 : grow > 1.6 ? 1.6 : grow);
+        }
+        E->fill_quick = 0;
+        if (s != UN_OK && s != UN_ENOFIT) return s;  /* UN_ENOFIT: beyond the grid */
+        if (!pk->have_best) {
+            if ((s = rescue_layout(pk, un_engine_largest_scale(E))) != UN_OK) return s;
+            pk->lo = L_area;
+        }
+        if (!pk->have_best) return UN_ENOFIT;
+        pk->bisecting = 1;
     }
-    if (!pk->have_best) return UN_ENOFIT;
-    pk->bisecting = 1;
     /* for up to a few hundred islands a fill costs milliseconds: bisect now,
-     * so that the first layout handed out is already tight */
+     * so that the first layout handed out is already tight; cancelled, the
+     * first layout is the last fill that fitted, and run() bisects on */
+    s = UN_OK;
     if (E->n <= BISECT_AT_START) {
         int improved = 0;
-        while (pk->bisecting && (s = bisect_step(pk, &improved)) == UN_OK) {
-            if (cancel && *cancel) return UN_ECANCELLED;
-        }
+        while (pk->bisecting && s == UN_OK && !(cancel && *cancel)) s = bisect_step(pk, &improved);
+        if (s == UN_ECANCELLED) s = UN_OK;
     }
     return s;
 }
@@ -1104,29 +1170,34 @@ static un_status new_sub_packer(const un_packer *pk, const un_pack_options *o, u
     return UN_OK;
 }
 
-/* Start the side search.  The as-given search starts with the main one
- * (its first layout may be the better first layout); the contact search,
- * whose placements cost more, on the first move, so that it never delays
- * the first layout. */
+/* Start the side search, on the first move, so that it never delays the
+ * first layout (the as-given search's start is a whole second start: on
+ * dense meshes it took 40 % of the first layout's time). */
 static un_status start_side(un_packer *pk, volatile int *cancel, int *improved)
 {
     const double as_given = 0;
     un_pack_options o = pk->opt;
-    un_packer *sub;
+    un_packer *sub = pk->side_pending;
     int32_t kind = side_kind(pk);
     un_status s;
-    pk->side_started = 1;
-    if (kind == SIDE_NONE) return UN_OK;
-    if (kind == SIDE_AS_GIVEN) {
-        o.nangles = 1;
-        o.angles = &as_given;
-        o.align = 0;
-        o.flip = 0;
+    if (kind == SIDE_NONE) { pk->side_started = 1; return UN_OK; }
+    if (!sub) {
+        if (kind == SIDE_AS_GIVEN) {
+            o.nangles = 1;
+            o.angles = &as_given;
+            o.align = 0;
+            o.flip = 0;
+        }
+        o.cache_bytes = SIDE_CACHE_SHARE * pk->opt.cache_bytes;
+        if ((s = new_sub_packer(pk, &o, &sub)) != UN_OK) return s;
+        sub->E.contact = kind == SIDE_CONTACT;
+        pk->side_pending = sub;
     }
-    o.cache_bytes = SIDE_CACHE_SHARE * pk->opt.cache_bytes;
-    if ((s = new_sub_packer(pk, &o, &sub)) != UN_OK) return s;
-    sub->E.contact = kind == SIDE_CONTACT;
-    if ((s = un_packer_start(sub, cancel)) != UN_OK) {
+    /* cancelled: its start goes on on the next move */
+    if ((s = un_packer_start(sub, cancel)) == UN_ECANCELLED) return s;
+    pk->side_pending = NULL;
+    pk->side_started = 1;
+    if (s != UN_OK) {
         un_packer_free(sub);
         /* islands that fit only turned: no as-given search */
         return s == UN_ENOFIT ? UN_OK : s;
@@ -1197,19 +1268,24 @@ static un_status side_move(un_packer *pk, volatile int *cancel, int *improved)
 un_status un_packer_start(un_packer *pk, volatile int *cancel)
 {
     un_status s;
-    int improved = 0;   /* the as-given layout, when better, is the first one */
-    /* one attempt per packer: starting again after a success does nothing;
-     * a failed start (no memory, cancelled, no fit) leaves it unusable, with
-     * no layout, rather than half prepared */
-    if (pk->started) return pk->have_best ? UN_OK : UN_EINVAL;
-    if (pk->E.n == 0) return UN_EINVAL;
+    /* starting again after a success does nothing; a cancelled start goes
+     * on where it stopped (its shapes and no-fit polygons kept); a failed
+     * one (no memory, no fit) leaves the packer unusable, with no layout,
+     * rather than half prepared */
+    if (pk->start_done) return UN_OK;
+    if (pk->failed || pk->E.n == 0) return UN_EINVAL;
     pk->started = 1;
     s = start_layout(pk, cancel);
-    /* the contact search starts on the first move (see start_side) */
-    if (s == UN_OK && side_kind(pk) != SIDE_CONTACT) s = start_side(pk, cancel, &improved);
-    pk->boxes_due = s == UN_OK && box_layouts_due(pk);
-    if (s != UN_OK) pk->have_best = 0;
-    return s;
+    if (s == UN_ECANCELLED) return s;
+    if (s != UN_OK) {
+        pk->have_best = 0;
+        pk->failed = 1;
+        return s;
+    }
+    pk->start_done = 1;
+    pk->side_started = side_kind(pk) == SIDE_NONE;   /* no move spent on none */
+    pk->boxes_due = box_layouts_due(pk);
+    return UN_OK;
 }
 
 /* One step of the bisection of the bottom-left fill; when it is fine
@@ -1269,7 +1345,7 @@ un_status un_packer_run(un_packer *pk, int64_t moves, volatile int *cancel, int 
     int64_t i;
     un_status s = UN_OK;
     *improved = 0;
-    if (!pk->have_best) return UN_EINVAL;   /* not started, or the start failed */
+    if (!pk->start_done) return UN_EINVAL;   /* not started, or the start failed */
     pk->E.cancel = cancel;
     if (pk->opt.box && pk->E.nlocked == 0) return UN_OK; /* the skyline's best is final */
     if (pk->opt.fixed_scale > 0) return run_fixed(pk, moves, cancel, improved);

@@ -189,7 +189,10 @@ un_status un_packer_add_island(un_packer *pk, const un_frings *outline, double a
 un_status un_packer_set_group(un_packer *pk, int32_t k, int32_t g);
 /* Add a locked island: an obstacle, given in tile coordinates. */
 un_status un_packer_add_locked(un_packer *pk, const un_frings *outline);
-/* Prepare and find the first layout (a bottom-left fill). */
+/* Prepare and find the first layout (a bottom-left fill).  Cancelled
+ * (UN_ECANCELLED), a later call goes on where it stopped, keeping the work
+ * done; after a success it does nothing; after any other failure it
+ * returns UN_EINVAL.  The search's side search starts on the first move. */
 un_status un_packer_start(un_packer *pk, volatile int *cancel);
 /* Search for up to `moves` annealing moves; *improved when a better layout
  * was found.  cancel may be set from another thread. */

@@ -1089,7 +1089,7 @@ static void check_cancelled_run(un_packer *pk, volatile int *cancel, un_pack_sta
 }
 
 /* A cancel flag set before run (or start) stops it at once: UN_ECANCELLED
- * and no move made; a later run without it goes on. */
+ * and no move made; a later run (or start) without it goes on. */
 static void test_fit_cancel(void)
 {
     un_frings isl[6];
@@ -1108,16 +1108,36 @@ static void test_fit_cancel(void)
         CHECK_EQ(after.moves, before.moves + 10);
         un_packer_free(pk);
     }
-    /* a start is one attempt: after a cancelled start, starting again and
-     * running are refused (UN_EINVAL) and there is no layout */
+    /* a cancelled start has no layout and cannot run; started again it
+     * goes on where it stopped (each cancelled call still simplifies one
+     * more island) and ends with the layout of an uncancelled start */
     cancel = 1;
     pk = new_packer(&o, isl, n);
     if (pk) {
+        un_packer *ref = new_packer(&o, isl, n);
+        un_transform u[6];
+        int32_t calls;
         CHECK_STATUS(un_packer_start(pk, &cancel), UN_ECANCELLED);
-        CHECK_STATUS(un_packer_start(pk, NULL), UN_EINVAL);
         CHECK(!un_packer_best(pk, t));
         CHECK_STATUS(un_packer_run(pk, 10, NULL, &improved), UN_EINVAL);
-        un_packer_free(pk); /* LeakSanitizer: a cancelled start frees cleanly */
+        for (calls = 1; calls < 2 * n && un_packer_start(pk, &cancel) == UN_ECANCELLED; calls++) {}
+        CHECK(calls >= n - 1);   /* one island per call */
+        CHECK_OK(un_packer_start(pk, NULL));
+        CHECK_OK(un_packer_start(pk, NULL));   /* started: nothing to do */
+        if (ref) {
+            CHECK_OK(un_packer_start(ref, NULL));
+            CHECK(un_packer_best(pk, t) && un_packer_best(ref, u));
+            CHECK(same_transforms(t, u, n));
+            un_packer_free(ref);
+        }
+        CHECK_OK(un_packer_run(pk, 10, NULL, &improved));
+        un_packer_free(pk); /* LeakSanitizer: a resumed start frees cleanly */
+    }
+    /* cancelled and never resumed: frees cleanly */
+    pk = new_packer(&o, isl, n);
+    if (pk) {
+        CHECK_STATUS(un_packer_start(pk, &cancel), UN_ECANCELLED);
+        un_packer_free(pk);
     }
     o.fixed_scale = 0.2;
     o.max_bins = 4;

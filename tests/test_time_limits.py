@@ -1,0 +1,235 @@
+"""Time limits, cancels and Ctrl-C bound the first layout too (issues 25, 26).
+
+Inputs are big enough to be slow: dense wavy islands made of quads (polar
+grids between wavy rings, 2,048 faces each, outlines of 256 vertices, like
+the smooth islands of a subdivided mesh) whose exact first layout takes
+seconds, and thousands of small triangles.  Times are measured around real
+calls; every layout handed out is checked by the independent shapely checker
+(``tests/pack_checker.py``).
+"""
+from __future__ import annotations
+
+import math
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+if __package__ in (None, ""):  # plain `pytest` puts tests/ first on sys.path, not the repository
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import uvnest  # noqa: E402
+from tests.pack_checker import assert_valid  # noqa: E402
+
+#: What the issues promise: a cancel stops any phase within this.
+CANCEL_S = 0.3
+#: ... and a limit T holds within T + max(0.1 T, 0.3 s).
+
+
+def _slack(t: float) -> float:
+    return max(0.1 * t, 0.3)
+
+
+def wavy_islands(n: int, seed: int = 0, seg: int = 256, rings: int = 8):
+    """``n`` islands, each quads between ``rings + 1`` concentric wavy rings
+    of ``seg`` points (star-like, 4 to 8 lobes): dense and concave."""
+    rng = np.random.default_rng(seed)
+    k = int(math.ceil(math.sqrt(n)))
+    uvs, faces, off = [], [], 0
+    for i in range(n):
+        radius, lobes = rng.uniform(0.5, 1.0), rng.integers(4, 9)
+        amp, phase = rng.uniform(0.35, 0.55), rng.uniform(0, 2 * math.pi)
+        th = np.linspace(0, 2 * math.pi, seg, endpoint=False)
+        rad = radius * (1 + amp * np.sin(lobes * th + phase))
+        t = np.linspace(0.15, 1.0, rings + 1)
+        pts = t[:, None, None] * rad[None, :, None] * np.stack([np.cos(th), np.sin(th)], -1)[None]
+        pts = pts.reshape(-1, 2) + 2.5 * np.array(divmod(i, k), dtype=float)
+        a = np.arange(rings)[:, None] * seg + np.arange(seg)[None]
+        b = np.arange(rings)[:, None] * seg + (np.arange(seg)[None] + 1) % seg
+        faces.append(np.stack([a, b, b + seg, a + seg], -1).reshape(-1, 4) + off)
+        uvs.append(pts)
+        off += len(pts)
+    return np.concatenate(uvs), np.concatenate(faces)
+
+
+def small_triangles(n: int, seed: int = 0):
+    """``n`` separate triangles of random sizes on a grid."""
+    rng = np.random.default_rng(seed)
+    k = int(math.ceil(math.sqrt(n)))
+    ij = np.stack(np.divmod(np.arange(n), k), 1).astype(float)
+    base = np.array([[0.0, 0.0], [1.0, 0.0], [0.2, 1.0]]) * 0.8
+    pts = (ij[:, None, :] + base[None] * rng.uniform(0.3, 1.0, (n, 1, 1))) / k
+    return pts.reshape(-1, 2), np.arange(3 * n).reshape(n, 3)
+
+
+@pytest.fixture(scope="module")
+def dense():
+    return wavy_islands(24, seed=3)
+
+
+def test_a_cancel_stops_construction_in_every_phase(dense):
+    uvs, faces = dense
+    # island finding (about 0.2 s here), simplification, the first fills
+    for at in (0.02, 0.15, 0.4, 1.0):
+        cancel = uvnest.Cancel()
+        timer = threading.Timer(at, cancel.set)
+        t0 = time.perf_counter()
+        timer.start()
+        with pytest.raises(uvnest.Cancelled):
+            uvnest.Packer(uvs, faces, cancel=cancel)
+        late = time.perf_counter() - t0 - at
+        timer.join()
+        assert late < CANCEL_S, f"a cancel at {at} s stopped construction {late:.3f} s later"
+    # set before the call: nothing runs
+    with pytest.raises(uvnest.Cancelled):
+        uvnest.Packer(uvs, faces, cancel=cancel)
+
+
+def test_time_limit_gives_a_valid_box_layout_and_step_then_the_exact_one(dense):
+    uvs, faces = dense
+    limit = 0.5
+    t0 = time.perf_counter()
+    p = uvnest.Packer(uvs, faces, margin=0.002, time_limit=limit)
+    took = time.perf_counter() - t0
+    assert took < limit + _slack(limit), f"Packer(time_limit={limit}) took {took:.3f} s"
+    assert not p.exact, "the exact first layout was ready: this input is too small for the test"
+    box = p.best
+    assert box.kind == "box"
+    assert_valid(box, uvs, faces, margin=0.002)
+    # each island's output sits inside its own bounding rectangle's place:
+    # the box layout's rectangles are disjoint, so the islands are
+    t0 = time.perf_counter()
+    p.step(seconds=0.3)
+    took = time.perf_counter() - t0
+    assert took < 0.3 + _slack(0.3), f"step(seconds=0.3) took {took:.3f} s"
+    for _ in range(100):
+        if p.exact:
+            break
+        p.step(seconds=0.5)
+    assert p.exact
+    assert p.best.kind == "exact" or p.best is box, "the best layout is the exact one unless the box beats it"
+    assert p.best.coverage >= box.coverage
+    assert_valid(p.best, uvs, faces, margin=0.002)
+    # the exact search goes on from there
+    before = p.stats["moves"]
+    p.step(seconds=None, iterations=3)
+    assert p.stats["moves"] == before + 3
+
+
+def test_pack_holds_its_limit_first_layout_included():
+    uvs, faces = small_triangles(3000)
+    for limit in (0.2, 1.0):
+        t0 = time.perf_counter()
+        res = uvnest.pack(uvs, faces, margin=0.001, time_limit=limit)
+        took = time.perf_counter() - t0
+        assert took < limit + _slack(limit), f"pack(time_limit={limit}) took {took:.3f} s"
+        assert res.kind in ("box", "exact")
+    assert res.kind == "box", "3,000 islands got their exact first layout within 1 s: too small for the test"
+    assert_valid(res, uvs, faces, margin=0.001)
+
+
+def test_a_cancel_after_construction_stops_step_and_improvements(dense):
+    uvs, faces = dense
+    cancel = uvnest.Cancel()
+    p = uvnest.Packer(uvs, faces, time_limit=0.3, cancel=cancel)
+    timer = threading.Timer(0.4, cancel.set)
+    t0 = time.perf_counter()
+    timer.start()
+    assert p.step(seconds=30) in (True, False)
+    late = time.perf_counter() - t0 - 0.4
+    timer.join()
+    assert late < CANCEL_S, f"step ran on {late:.3f} s after the cancel"
+    t0 = time.perf_counter()
+    got = list(p.improvements(time_limit=30))
+    assert time.perf_counter() - t0 < CANCEL_S
+    assert got == [p.best]
+    assert p.step(seconds=5) is False
+    assert_valid(p.best, uvs, faces, margin=0.001)
+
+
+@pytest.mark.parametrize("call", [
+    lambda p: p.step(seconds=float("nan")),
+    lambda p: p.step(seconds=-1.0),
+    lambda p: p.step(seconds=float("inf")),
+    lambda p: p.improvements(time_limit=float("nan")),
+    lambda p: p.improvements(time_limit=-0.5),
+])
+def test_bad_durations_raise_a_value_error(call):
+    uvs, faces = small_triangles(4)
+    p = uvnest.Packer(uvs, faces)
+    with pytest.raises(ValueError):
+        call(p)
+
+
+@pytest.mark.parametrize("kw", [{"time_limit": float("nan")}, {"time_limit": -1.0}, {"cancel": object()}])
+def test_bad_limits_and_cancels_raise_a_value_error(kw):
+    uvs, faces = small_triangles(4)
+    with pytest.raises(ValueError):
+        uvnest.Packer(uvs, faces, **kw)
+    if "time_limit" in kw:
+        with pytest.raises(ValueError):
+            uvnest.pack(uvs, faces, **kw)
+
+
+_CTRL_C = textwrap.dedent("""
+    import sys, time
+    sys.path.insert(0, {root!r})
+    import uvnest
+    from tests.test_time_limits import wavy_islands
+    uvs, faces = wavy_islands(24, seed=3)
+    print("ready", flush=True)
+    try:
+        p = uvnest.Packer(uvs, faces)
+        while True:
+            p.step(seconds=1.0)
+    except KeyboardInterrupt:
+        print("interrupted", time.time(), flush=True)
+""")
+
+
+@pytest.mark.parametrize("after", [0.05, 0.8, 3.0])
+def test_ctrl_c_reaches_the_caller_in_every_phase(after):
+    """SIGINT to a process packing in its main thread (island finding,
+    the C first layout, the search): KeyboardInterrupt within 0.5 s."""
+    root = str(Path(__file__).resolve().parents[1])
+    proc = subprocess.Popen([sys.executable, "-c", _CTRL_C.format(root=root)], stdout=subprocess.PIPE,
+                            text=True, cwd=root)
+    try:
+        assert proc.stdout.readline().strip() == "ready"
+        time.sleep(after)
+        sent = time.time()
+        proc.send_signal(signal.SIGINT)
+        line = proc.stdout.readline().split()
+        proc.wait(10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert line and line[0] == "interrupted", f"no KeyboardInterrupt reached the caller: {line}"
+    late = float(line[1]) - sent
+    assert late < 0.5, f"KeyboardInterrupt arrived {late:.3f} s after SIGINT"
+
+
+def test_many_boxes_pack_on_shelves_validly():
+    # beyond a thousand islands the box layout uses shelves (linear), where
+    # the skyline scanned its whole outline per island (10,000 took 90 s)
+    uvs, faces = small_triangles(2500, seed=5)
+    t0 = time.perf_counter()
+    res = uvnest.pack(uvs, faces, shape="box", margin=0.001, rotation="none")
+    took = time.perf_counter() - t0
+    assert_valid(res, uvs, faces, margin=0.001, rotation="none")
+    assert took < 5.0, f"2,500 boxes took {took:.2f} s"
+    # the shelves are dense: the islands' bounding boxes (at the common
+    # scale) cover most of the target
+    k = uvs.reshape(-1, 3, 2)
+    box_area = float(np.prod(k.max(1) - k.min(1), axis=1).sum())
+    e1, e2 = k[:, 1] - k[:, 0], k[:, 2] - k[:, 0]
+    tri_area = float(np.abs(e1[:, 0] * e2[:, 1] - e1[:, 1] * e2[:, 0]).sum() / 2)
+    density = res.coverage * box_area / tri_area
+    assert density > 0.7, f"the boxes cover {density:.3f} of the target"
