@@ -175,6 +175,11 @@ class PackSettings:
             bounds ``'CLOSEST_UDIM'`` without image tiles (None: 10 columns,
             any number of rows).
         seed: random seed of the search.
+        aspect: the image's width and height over the larger one: the
+            islands are packed where texels are square, as Blender corrects
+            the aspect, so turning an island does not stretch its texels
+            (margins and padding are then in units of the longer side;
+            ignored by ``'UDIM_TILES'``).
     """
 
     margin: float = 0.001
@@ -197,6 +202,7 @@ class PackSettings:
     udim_tiles: Tuple[int, ...] = ()
     udim_grid: Optional[Tuple[int, int]] = None
     seed: int = 0
+    aspect: Tuple[float, float] = (1.0, 1.0)
 
     def __post_init__(self) -> None:
         for name, value, allowed in (("target", self.target, TARGET_MODES),
@@ -207,6 +213,8 @@ class PackSettings:
                 raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
         if self.margin_method == "PIXELS" and not (self.margin_px is not None and self.texture_size):
             raise ValueError("margin_method 'PIXELS' needs margin_px and texture_size")
+        if not (len(self.aspect) == 2 and all(0 < v <= 1 for v in self.aspect) and max(self.aspect) == 1):
+            raise ValueError(f"aspect must be the image's width and height over the larger, got {self.aspect!r}")
 
 
 @dataclass(frozen=True)
@@ -480,11 +488,20 @@ class LiveSession:
         self._locked_loops = np.zeros(0, np.int64)
         self.target = self._resolve_target()
         """The target rectangle ``(x0, y0, x1, y1)`` in UV space."""
+        # pack where texels are square (u and v times the image's sides over its longer side), as
+        # Blender corrects the aspect: turning an island there does not stretch its texels
+        self._texel = np.array((1.0, 1.0) if settings.target == "UDIM_TILES" else settings.aspect, np.float64)
+        self._raw = self._uvs
+        if (self._texel != 1).any():
+            self._uvs = self._uvs * self._texel
+            self._still_uvs = self._still_uvs * self._texel
+        self._target = tuple(float(v) for v in np.array(self.target) * np.tile(self._texel, 2))
         self.margin: Optional[float] = None
-        """The gap between islands in UV units (ADD and SCALED: None until the
-        first layout is being built, as it needs the islands)."""
+        """The gap between islands in UV units (units of the image's longer
+        side when it is not square; ADD and SCALED: None until the first
+        layout is being built, as it needs the islands)."""
         self.padding: Optional[float] = None
-        """The islands' distance from the target's border in UV units (as :attr:`margin`)."""
+        """The islands' distance from the target's border (as :attr:`margin`)."""
         if settings.margin_method in ("FRACTION", "PIXELS") or settings.margin == 0:
             self._set_gaps()
         self._lock = threading.Lock()
@@ -577,7 +594,7 @@ class LiveSession:
     def _set_gaps(self) -> None:
         """Set :attr:`margin` and :attr:`padding`; raise :class:`PackError` when they leave no room."""
         self.margin, self.padding = self._gaps()
-        side = min(self.target[2] - self.target[0], self.target[3] - self.target[1])
+        side = min(self._target[2] - self._target[0], self._target[3] - self._target[1])
         if not (self.margin < side and 2 * self.padding < side):
             raise PackError(f"The margin ({self.margin:.4g} UV) leaves no room in the target "
                             f"(side {side:.4g} UV): use a smaller margin")
@@ -627,7 +644,7 @@ class LiveSession:
         s = self.settings
         if not s.scale or s.target == "UDIM_TILES":
             return 1.0
-        x0, y0, x1, y1 = self.target
+        x0, y0, x1, y1 = self._target
         room = max(x1 - x0 - 2 * s.padding, 0.0) * max(y1 - y0 - 2 * s.padding, 0.0)
         fixed = self._pinned_islands() & (s.pin_method != "ROTATION")
         grown = sum(inflated_area(isl.outline, band) for k, isl in enumerate(self._island_list()) if not fixed[k])
@@ -669,7 +686,7 @@ class LiveSession:
         if s.target == "UDIM_TILES":
             near = self._obstacles_near(udim_tile_rect(min(s.udim_tiles) if s.udim_tiles else 1001), inside=True)
         else:
-            near = self._obstacles_near(self.target, inside=False)
+            near = self._obstacles_near(self._target, inside=False)
         if s.merge_overlapping and near.any():
             near[near] = ~self._merging_obstacles(np.flatnonzero(near))
         sizes = self._still_sizes
@@ -702,7 +719,7 @@ class LiveSession:
                     locked: np.ndarray) -> Tuple[np.ndarray, float]:
         """Origin and side of a square holding the target and the locked
         faces: islands that keep their size pack in it as in a unit tile."""
-        box = np.array(self.target, np.float64)
+        box = np.array(self._target, np.float64)
         if locked.any():
             held = uvs[np.concatenate([faces[f] for f in np.flatnonzero(locked)])]
             box = np.concatenate([np.minimum(box[:2], held.min(axis=0)), np.maximum(box[2:], held.max(axis=0))])
@@ -716,7 +733,7 @@ class LiveSession:
         if self._frame is not None:
             origin, k = self._frame
             uvs, margin, padding = (uvs - origin) / k, margin / k, padding / k
-            t = (np.array(self.target) - np.tile(origin, 2)) / k
+            t = (np.array(self._target) - np.tile(origin, 2)) / k
             placement = {"scale": "fixed", "target": tuple(float(v) for v in np.clip(t, 0.0, 1.0)), **placement}
         faces_arg, mesh_faces = _faces_arg(faces, verts)
         try:
@@ -748,7 +765,7 @@ class LiveSession:
             if s.scale and keep_size.any():
                 packer = self._keep_pinned_size(uvs, faces, verts, locked, keep_size)
             else:
-                placement = {"target": self.target} if s.scale else {"scale": "fixed"}
+                placement = {"target": self._target} if s.scale else {"scale": "fixed"}
                 packer = self._new_packer(uvs, faces, verts, locked, self.margin, self.padding, **placement)
         n = len(self._uvs)
         held = [isl.uv_indices for isl in packer.islands if locked[isl.faces].any()]
@@ -807,7 +824,8 @@ class LiveSession:
         if self._frame is not None:
             origin, k = self._frame
             uvs = uvs * k + origin
-        uvs[self._locked_loops] = self._uvs[self._locked_loops]
+        uvs /= self._texel
+        uvs[self._locked_loops] = self._raw[self._locked_loops]
         return uvs
 
     # ------------------------------------------------------------- search

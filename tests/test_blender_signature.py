@@ -278,3 +278,29 @@ def test_custom_region(layouts) -> None:
     kwargs, uvs, _ = _own(layouts, "region")
     region = tuple(kwargs["custom_region"])
     check_spacing(_islands(layouts[1], uvs), 2 * kwargs["margin"], kwargs["margin"], region)
+
+
+def test_non_square_textures_pack_with_square_texels(layouts) -> None:
+    """With a texture twice as wide as high, both operators turn islands where texels are
+    square: in pixel space each island is only moved, turned and scaled, all by one scale."""
+    result, d = layouts
+    sizes = d["face_sizes"]
+    loop_island = np.repeat(d["island"], sizes)
+    pixels = np.array([256.0, 128.0])
+    for packer in ("blender", "uvnest"):
+        assert result[f"{packer}_aspect"] == ["FINISHED"], packer
+        ratios = []
+        for k in range(int(d["island"].max()) + 1):
+            a = d["uvs_in"][loop_island == k].astype(np.float64) * pixels
+            b = d[f"{packer}_aspect"][loop_island == k].astype(np.float64) * pixels
+            la = np.linalg.norm(a[:, None] - a[None], axis=2)
+            lb = np.linalg.norm(b[:, None] - b[None], axis=2)
+            ratio = lb[la > 1e-3] / la[la > 1e-3]
+            assert np.ptp(ratio) <= 1e-3 * ratio.max(), (packer, k, "stretched in pixel space")
+            ratios.append(ratio.mean())
+        assert np.ptp(ratios) <= 1e-3 * max(ratios), (packer, ratios)
+        if packer == "uvnest":
+            arrows = _first_edges(d, d[f"{packer}_aspect"]) * pixels
+            turn = _turn(_first_edges(d, d["uvs_in"]) * pixels, arrows)
+            turned = int((np.abs(np.abs(turn) - 90.0) < 0.1).sum())
+    assert turned > 0, "uvnest turned no island a quarter: the case shows nothing"

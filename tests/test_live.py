@@ -479,6 +479,30 @@ def test_scale_off_runs_over_into_copies_of_the_target() -> None:
     assert min(a.distance(b) for i, a in enumerate(after) for b in after[i + 1:]) >= 0.01 - TOL
 
 
+def test_non_square_images_pack_with_square_texels() -> None:
+    """For an image twice as wide as high, islands turn where texels are square: in pixel
+    space each island is only moved, turned and scaled, as with Blender's aspect correction."""
+    m = turned_mesh().build()
+    aspect = np.array([1.0, 0.5])
+    s = LiveSession([m], gap(0.01, rotation="90", aspect=tuple(aspect)), Limits(iterations=100))
+    out = full(s, [m], s.run())[0]
+    assert s.target == (0.0, 0.0, 1.0, 1.0)
+    check_layout(m, out, np.arange(len(m.loop_start)), 0.0, s.target)
+    ratios = []
+    for faces in island_faces(m):
+        loops = np.concatenate([np.arange(m.loop_start[f], m.loop_start[f] + 4) for f in faces])
+        a, b = m.uvs[loops].astype(float) * aspect, out[loops].astype(float) * aspect
+        da, db = a[:, None, :] - a[None, :, :], b[:, None, :] - b[None, :, :]
+        la, lb = np.linalg.norm(da, axis=2), np.linalg.norm(db, axis=2)
+        ratio = lb[la > 0] / la[la > 0]
+        assert np.ptp(ratio) <= 1e-4 * ratio.max(), "an island was stretched in pixel space"
+        ratios.append(ratio.mean())
+    assert np.ptp(ratios) <= 1e-4 * max(ratios)
+    # and 0.01 apart in pixel space (units of the longer side)
+    polys = [shapely.affinity.scale(polygon(m, out, f), *aspect, origin=(0, 0)) for f in island_faces(m)]
+    assert min(p.distance(q) for i, p in enumerate(polys) for q in polys[i + 1:]) >= 0.01 - TOL
+
+
 def test_custom_region() -> None:
     m = turned_mesh().build()
     region = (-0.5, 1.25, 0.25, 1.5)

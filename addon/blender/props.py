@@ -11,9 +11,12 @@ Blender's.
 # No ``from __future__ import annotations``: Blender reads the property
 # definitions from the class annotations, which must stay objects.
 import math
-from typing import Any, Optional
+from typing import Any, Optional, Tuple
 
-import bpy
+# isort: off
+import bpy  # first: importing bpy is what makes bmesh importable outside Blender
+import bmesh
+# isort: on
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, FloatVectorProperty, IntProperty, PointerProperty
 from bpy.types import Context, PropertyGroup, SpaceImageEditor, UILayout
 
@@ -306,6 +309,33 @@ def image_size(context: Context) -> Optional[int]:
     return int(max(image.size))
 
 
+def uv_aspect(context: Context) -> Tuple[float, float]:
+    """Width and height, over the larger, of the image Blender's Pack Islands
+    corrects the aspect for: the active image texture of the material of the
+    edit object's active face (else of the face last selected); ``(1, 1)``
+    without one."""
+    obj = context.edit_object
+    if obj is None or obj.type != "MESH":
+        return (1.0, 1.0)
+    bm = bmesh.from_edit_mesh(obj.data)
+    face = bm.faces.active
+    if face is None:
+        face = next((e for e in reversed(bm.select_history) if isinstance(e, bmesh.types.BMFace)), None)
+    if face is None or face.material_index >= len(obj.material_slots):
+        return (1.0, 1.0)
+    material = obj.material_slots[face.material_index].material
+    tree = material.node_tree if material is not None and material.use_nodes else None
+    node = tree.nodes.active if tree is not None else None
+    if node is None or node.type != "TEX_IMAGE":
+        images = [n for n in tree.nodes if n.type == "TEX_IMAGE"] if tree is not None else []
+        node = images[0] if len(images) == 1 else None
+    image = node.image if node is not None else None
+    if image is None or image.size[0] <= 0 or image.size[1] <= 0:
+        return (1.0, 1.0)
+    longer = float(max(image.size))
+    return (image.size[0] / longer, image.size[1] / longer)
+
+
 def settings_from(options: Any, context: Context) -> PackSettings:
     """The session settings for pack options ``options`` in ``context``."""
     space = uv_editor(context)
@@ -335,7 +365,8 @@ def settings_from(options: Any, context: Context) -> PackSettings:
                         merge_overlapping=bool(options.merge_overlap), lock_pinned=bool(options.pin),
                         pin_method=options.pin_method, obstacles=bool(options.obstacles),
                         target=options.udim_source, custom_region=tuple(float(v) for v in options.custom_region),
-                        active_tile=int(active), udim_tiles=tiles, udim_grid=grid, seed=int(options.seed))
+                        active_tile=int(active), udim_tiles=tiles, udim_grid=grid, seed=int(options.seed),
+                        aspect=uv_aspect(context))
 
 
 def limits_from(options: Any) -> Limits:

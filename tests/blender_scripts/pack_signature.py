@@ -58,6 +58,9 @@ OWN_CASES: List[Tuple[str, str, Dict[str, Any]]] = [
     ("region", "", {"udim_source": "CUSTOM_REGION", "custom_region": (0.2, 0.3, 0.7, 0.6),
                     "margin_method": "FRACTION", "margin": 0.004}),
 ]
+#: Given to both operators with a texture twice as wide as high on the mesh.
+ASPECT_CASE: Dict[str, Any] = {"rotate_method": "CARDINAL", "margin_method": "FRACTION", "margin": 0.004,
+                               "shape_method": "AABB"}
 #: Islands deselected by the "deselect" set-up.
 DESELECTED = (1, 4, 7)
 #: The pinned island.
@@ -161,6 +164,22 @@ def main() -> None:
         results[name] = sorted(bpy.ops.uv.uvnest_pack(**kwargs))
         arrays[f"uvnest_{name}"] = _common.read_loops([obj])["uvs"]
         arrays[f"selected_{name}"] = selected
+    # last, as it gives the mesh a material: a texture twice as wide as high, whose aspect
+    # Blender corrects (the active image texture of the active face's material)
+    image = bpy.data.images.new("wide", 256, 128)
+    material = bpy.data.materials.new("wide")
+    material.use_nodes = True
+    material.node_tree.nodes.active = material.node_tree.nodes.new("ShaderNodeTexImage")
+    material.node_tree.nodes.active.image = image
+    obj.data.materials.append(material)
+    bm = bmesh.from_edit_mesh(obj.data)
+    bm.faces.ensure_lookup_table()
+    bm.faces.active = bm.faces[0]
+    results["aspect"] = ASPECT_CASE
+    for name, op in (("blender", bpy.ops.uv.pack_islands), ("uvnest", bpy.ops.uv.uvnest_pack)):
+        start()
+        results[f"{name}_aspect"] = sorted(op(**ASPECT_CASE))
+        arrays[f"{name}_aspect"] = _common.read_loops([obj])["uvs"]
     np.savez(out, vert=before["vert"], face_sizes=before["face_sizes"], uvs_in=before["uvs"],
              pinned=island == PINNED, island=island, **arrays)
     _common.emit(results)
