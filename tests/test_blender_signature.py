@@ -274,6 +274,20 @@ def test_unselected_islands_are_obstacles(layouts) -> None:
             assert closest == 0.0, "without obstacles the packed islands should use the whole tile"
 
 
+def test_padding(layouts) -> None:
+    """Padding adds to Blender's band at the border; with pixel margins both are in pixels of the
+    Texture Size (no image in a UV editor here), and there is no band."""
+    kwargs, uvs, _ = _own(layouts, "padding")
+    gap, border = check_spacing(_islands(layouts[1], uvs), 2 * kwargs["margin"], kwargs["margin"] + kwargs["padding"],
+                                UNIT)
+    assert border < kwargs["margin"] + kwargs["padding"] + 0.01, "the padding is not the border's"
+    kwargs, uvs, _ = _own(layouts, "pixels")
+    size = kwargs["texture_size"]
+    gap, border = check_spacing(_islands(layouts[1], uvs), kwargs["margin_pixels"] / size,
+                                kwargs["padding_pixels"] / size, UNIT)
+    assert border < kwargs["padding_pixels"] / size + 0.01 and gap < 2 * kwargs["margin_pixels"] / size
+
+
 def test_custom_region(layouts) -> None:
     kwargs, uvs, _ = _own(layouts, "region")
     region = tuple(kwargs["custom_region"])

@@ -57,6 +57,9 @@ OWN_CASES: List[Tuple[str, str, Dict[str, Any]]] = [
     ("no_obstacles", "deselect", {"margin_method": "FRACTION", "margin": 0.004, "obstacles": False}),
     ("region", "", {"udim_source": "CUSTOM_REGION", "custom_region": (0.2, 0.3, 0.7, 0.6),
                     "margin_method": "FRACTION", "margin": 0.004}),
+    ("padding", "", {"margin_method": "FRACTION", "margin": 0.004, "padding": 0.05}),
+    ("pixels", "", {"margin_method": "PIXELS", "margin_pixels": 8.0, "padding_pixels": 30.0,
+                    "texture_size": 1000}),
 ]
 #: Given to both operators with a texture twice as wide as high on the mesh.
 ASPECT_CASE: Dict[str, Any] = {"rotate_method": "CARDINAL", "margin_method": "FRACTION", "margin": 0.004,
