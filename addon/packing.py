@@ -857,6 +857,12 @@ class Packer:
             iterations = _whole(iterations, "iterations", 0)
         if seconds is None and iterations is None:
             raise ValueError("step needs seconds or iterations")
+        return self._step(seconds, iterations, hard=True)
+
+    def _step(self, seconds: Optional[float], iterations: Optional[int], hard: bool) -> bool:
+        """``step()``; ``hard``: cancel the move under way at the deadline
+        (else only stop between moves: the moves made then depend on the
+        iterations alone, not on timing)."""
         if self.final:
             return False
         with self._lock:
@@ -865,7 +871,7 @@ class Packer:
             if self._stopped():
                 return False
             deadline = None if seconds is None else time.perf_counter() + seconds
-            with self._stop_at(deadline):
+            with self._stop_at(deadline if hard else None):
                 return self._search(deadline, iterations)
 
     def _search(self, deadline: Optional[float], left: Optional[int]) -> bool:
@@ -955,7 +961,7 @@ class Packer:
             budget = None if deadline is None else max(0.0, min(0.05, deadline - time.perf_counter()))
             n = None if iterations is None else iterations - done
             with self._stop_at(deadline):
-                better = self.step(seconds=budget if budget is not None else 0.05, iterations=n)
+                better = self._step(budget if budget is not None else 0.05, n, hard=deadline is not None)
             if better:
                 yield self.best
             done += self.stats["moves"] - before

@@ -814,10 +814,6 @@ un_status un_decode(un_engine *E, int32_t from, double *waste, int *complete)
     return UN_OK;
 }
 
-/* L may shrink by this share below the inflation's L before islands are
- * inflated again; the inflation is then a little wider than needed. */
-#define UN_INFLATION_DRIFT 0.03
-
 /* Containers span at most UN_COORD_LIMIT / 4 grid units across (the
  * margin, the no-fit polygons and their sums stay within the limit). */
 #define UN_CONTAINER_LIMIT (UN_COORD_LIMIT / 4)
@@ -830,12 +826,13 @@ double un_engine_largest_scale(const un_engine *E)
 
 un_status un_engine_set_scale(un_engine *E, double L)
 {
-    double pad;
+    double pad, drift = E->drift > 0 ? E->drift : UN_INFLATION_DRIFT;
     if (!(L > 0)) return UN_EINVAL;
-    if (L > E->L_infl || L < E->L_infl * (1 - UN_INFLATION_DRIFT)) {
+    if (L > E->L_infl || L < E->L_infl * (1 - drift)) {
+        double at = E->infl_hint >= L && E->infl_hint * (1 - drift) <= L ? E->infl_hint : L;
         /* margin m*L/2 per island, in grid units, plus the slack */
-        E->L_infl = L;
-        E->radius = (int64_t)ceil(E->margin * L / (2 * E->q)) + UN_SLACK;
+        E->L_infl = at;
+        E->radius = (int64_t)ceil(E->margin * at / (2 * E->q)) + UN_SLACK;
         E->epoch++;
         un_nfpcache_clear(E->cache);
     }

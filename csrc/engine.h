@@ -29,6 +29,10 @@
 #define UN_ENGINE_DISK_SIDES 8   /* margin disk: an octagon (8% at worst) */
 #define UN_SHRINK_DEPTH 3        /* binary search depth for non-fitting islands */
 #define UN_SHRINK_LEVELS (1 << UN_SHRINK_DEPTH)
+/* L may shrink by this share below the inflation's L before islands are
+ * inflated again (unless the engine's drift says otherwise); the inflation
+ * is then a little wider than needed. */
+#define UN_INFLATION_DRIFT 0.03
 
 /* ------------------------------------------------------------------ rng.c */
 
@@ -139,6 +143,9 @@ typedef struct un_engine {
     double      q;               /* grid step (island units) */
     double      L;               /* container scale: the target is tw*L by th*L island units */
     double      L_infl;          /* L the current inflation was made for (>= L) */
+    double      drift;           /* L may fall this share below L_infl before islands
+                                  * are inflated again (0: UN_INFLATION_DRIFT) */
+    double      infl_hint;       /* inflate for this L when it covers L (0: none) */
     int32_t     epoch;           /* inflation epoch */
     int32_t     lstep;           /* bumped whenever L changes (locked obstacles) */
     int64_t     radius;          /* inflation radius, grid units */
@@ -193,8 +200,10 @@ typedef struct un_engine {
  * (containers used) - sum(U^2) / (containers used), U each container's
  * share covered, plus a penalty for islands left out. */
 un_status un_decode(un_engine *E, int32_t from, double *waste, int *complete);
-/* Set L and the container; re-inflates islands when L moved below
- * the inflation by more than the drift allowed. */
+/* Set L and the container; re-inflates islands (and flushes the no-fit
+ * polygon cache) when L moved above the inflation or below it by more than
+ * the drift allowed, for infl_hint when that lies within the drift above L,
+ * else for L. */
 un_status un_engine_set_scale(un_engine *E, double L);
 /* The largest L un_engine_set_scale accepts, less a percent. */
 double    un_engine_largest_scale(const un_engine *E);

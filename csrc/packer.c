@@ -41,6 +41,9 @@
 #define FIRST_DENSITY 0.8   /* of islands grown by half the margin, first fill */
 #define PI 3.141592653589793
 #define FIRST_TRIES 200     /* containers, each larger, tried by the first fill */
+#define START_GAP 2e-4      /* the first fills and their bisection may keep islands up to
+                             * this much (tile units) further apart than the margin */
+#define START_DRIFT 0.2     /* ... letting L drift at most this far below the inflation */
 #define RESCUE_WORK 20000   /* collision-free regions the rescue may compute (a */
                             /* few times what 4 islands at margin 0.84 need) */
 #ifndef T0_SHARE
@@ -661,6 +664,12 @@ static un_status try_scale(un_packer *pk, double L, int reheat)
 
 static un_status bisect_step(un_packer *pk, int *improved);
 
+/* Is the bisection of the bottom-left fill still refining? */
+static int bisect_due(const un_packer *pk)
+{
+    return pk->bisecting && pk->best_L - pk->lo > BISECT_TOLERANCE * pk->best_L;
+}
+
 /* The contact search runs hotter: its moves reorder the sequence, each
  * one a different layout downstream, so its costs differ in larger steps
  * (at the main search's temperature it stalled in the first basin it
@@ -1005,7 +1014,11 @@ static un_status start_layout(un_packer *pk, volatile int *cancel)
     if (pk->opt.box && E->nlocked == 0) return start_box(pk, L_area);
     /* first layout: the bottom-left fill (every r = f = 0) at the first
      * container tried where everything fits; run() then bisects down
-     * before it anneals */
+     * before it anneals.  Until then the islands stay inflated over a
+     * range of L (every re-inflation recomputes every no-fit polygon: on a
+     * dense mesh, 7 of the 9 fills did, for most of the time) */
+    E->drift = E->margin > START_GAP / START_DRIFT ? START_GAP / E->margin : START_DRIFT;
+    if (E->drift < UN_INFLATION_DRIFT) E->drift = UN_INFLATION_DRIFT;
     if (!pk->have_best) {
         if (pk->fill_tries == 0) {
             pk->lo = L_area;
@@ -1022,6 +1035,7 @@ static un_status start_layout(un_packer *pk, volatile int *cancel)
         for (; pk->fill_tries < FIRST_TRIES; pk->fill_tries++) {
             double grow;
             L = pk->fill_L;
+            E->infl_hint = L / (1 - E->drift);   /* room for the next, larger tries */
             s = first_fill(pk, L, &ok);
             if (s != UN_OK || ok) break;
             grow = 1.01 * scale_at_density(E, fill_density(E, L)) / L;
@@ -1039,11 +1053,13 @@ static un_status start_layout(un_packer *pk, volatile int *cancel)
     }
     /* for up to a few hundred islands a fill costs milliseconds: bisect now,
      * so that the first layout handed out is already tight; cancelled, the
-     * first layout is the last fill that fitted, and run() bisects on */
+     * first layout is the last fill that fitted, and run() bisects on.  The
+     * bisection's last step, which sets up the annealing (a decode at a new
+     * scale), is run()'s first move */
     s = UN_OK;
     if (E->n <= BISECT_AT_START) {
         int improved = 0;
-        while (pk->bisecting && s == UN_OK && !(cancel && *cancel)) s = bisect_step(pk, &improved);
+        while (bisect_due(pk) && s == UN_OK && !(cancel && *cancel)) s = bisect_step(pk, &improved);
         if (s == UN_ECANCELLED) s = UN_OK;
     }
     return s;
@@ -1295,14 +1311,17 @@ static un_status bisect_step(un_packer *pk, int *improved)
     un_engine *E = &pk->E;
     int ok = 0;
     un_status s;
-    if (pk->best_L - pk->lo > BISECT_TOLERANCE * pk->best_L) {
+    if (bisect_due(pk)) {
         double mid = 0.5 * (pk->lo + pk->best_L);
+        E->infl_hint = pk->best_L;   /* every later mid lies below */
         if ((s = first_fill(pk, mid, &ok)) != UN_OK) return s;
         if (ok) *improved = 1;
         else pk->lo = mid;
         return UN_OK;
     }
     pk->bisecting = 0;
+    /* the annealing inflates for its own L, within the usual drift */
+    E->drift = E->infl_hint = 0;
     /* annealing: the reheat temperature accepts losing a typical island's
      * share of the container about one time in three */
     set_schedule(pk, T0_SHARE * pk->st.coverage / E->nanneal, E->nanneal);

@@ -124,15 +124,15 @@ def test_time_limit_gives_a_valid_box_layout_and_step_then_the_exact_one(dense):
 
 
 def test_pack_holds_its_limit_first_layout_included():
+    # the exact first layout of 3,000 islands takes about a second of CPU
     uvs, faces = small_triangles(3000)
     for limit in (0.2, 1.0):
         t0 = time.perf_counter()
         res = uvnest.pack(uvs, faces, margin=0.001, time_limit=limit)
         took = time.perf_counter() - t0
         assert took < limit + _slack(limit), f"pack(time_limit={limit}) took {took:.3f} s"
-        assert res.kind in ("box", "exact")
-    assert res.kind == "box", "3,000 islands got their exact first layout within 1 s: too small for the test"
-    assert_valid(res, uvs, faces, margin=0.001)
+        assert res.kind == "box" or limit > 0.2, "3,000 islands got their exact first layout within 0.2 s"
+        assert_valid(res, uvs, faces, margin=0.001)
 
 
 def test_a_cancel_after_construction_stops_step_and_improvements(dense):
