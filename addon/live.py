@@ -170,10 +170,10 @@ class PackSettings:
         custom_region: ``(x0, y0, x1, y1)`` for ``'CUSTOM_REGION'``.
         active_tile: UDIM tile number for ``'ACTIVE_UDIM'``.
         udim_tiles: the image's UDIM tiles; ``'CLOSEST_UDIM'`` picks among
-            them and ``'UDIM_TILES'`` fills them, when given.
-        udim_grid: ``(columns, rows)`` of the UV editor's tile grid, which
-            bounds ``'CLOSEST_UDIM'`` without image tiles (None: 10 columns,
-            any number of rows).
+            them and the grid's (see :func:`closest_udim_tile`) and
+            ``'UDIM_TILES'`` fills them, when given.
+        udim_grid: ``(columns, rows)`` of the UV editor's tile grid (None:
+            no UV editor, where Blender's Closest UDIM is tile 1001).
         seed: random seed of the search.
         aspect: the image's width and height over the larger one: the
             islands are packed where texels are square, as Blender corrects
@@ -313,19 +313,30 @@ def udim_tile_at(u: float, v: float, grid: Optional[Tuple[int, int]] = None) -> 
 
 def closest_udim_tile(point: Tuple[float, float], tiles: Sequence[int] = (),
                       grid: Optional[Tuple[int, int]] = None) -> int:
-    """The UDIM tile closest to ``point``: among ``tiles`` when given (the
-    lowest number wins a tie), else the grid tile holding it (see
-    :func:`udim_tile_at`)."""
-    if not tiles:
-        return udim_tile_at(point[0], point[1], grid)
+    """The UDIM tile Blender's Pack to Closest UDIM picks for a selection
+    centred on ``point`` (``uvedit_pack_islands_multi``): without a UV
+    editor (``grid`` None) tile 1001; the grid tile holding the point when
+    it lies inside the UV editor's tile grid (``(columns, rows)``), or the
+    image's tile holding it (``tiles``); else whichever is nearer by its
+    centre: the nearest image tile, or the grid tile the point is clamped
+    to (the grid's wins a tie)."""
+    if grid is None:
+        return 1001
+    u, v = float(point[0]), float(point[1])
+    cols, rows = max(1, min(int(grid[0]), 10)), max(1, min(int(grid[1]), 100))
+    if 0 < u < cols and 0 < v < rows:
+        return udim_tile_at(u, v, grid)
+    iu, iv = math.floor(u), math.floor(v)
+    if 0 <= iu < 10 and 0 <= iv < 100 and 1001 + iu + 10 * iv in tiles:
+        return 1001 + iu + 10 * iv
+    on_grid = udim_tile_at(u, v, grid)
 
     def distance(number: int) -> float:
-        x0, y0, x1, y1 = udim_tile_rect(number)
-        dx = max(x0 - point[0], 0.0, point[0] - x1)
-        dy = max(y0 - point[1], 0.0, point[1] - y1)
-        return math.hypot(dx, dy)
+        x0, y0, _, _ = udim_tile_rect(number)
+        return (x0 + 0.5 - u) ** 2 + (y0 + 0.5 - v) ** 2
 
-    return min(sorted(tiles), key=distance)
+    nearest = min(sorted(tiles), key=distance) if tiles else on_grid
+    return nearest if distance(nearest) < distance(on_grid) else on_grid
 
 
 # ---------------------------------------------------------------- session

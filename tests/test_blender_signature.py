@@ -274,6 +274,19 @@ def test_unselected_islands_are_obstacles(layouts) -> None:
             assert closest == 0.0, "without obstacles the packed islands should use the whole tile"
 
 
+def test_closest_udim_from_a_uv_editor(layouts) -> None:
+    """Both operators, from a UV editor whose image has tiles 1003 and 1011 only and a 1 x 1 tile
+    grid: islands in the grid are packed in its tile 1001; islands above it in 1011, the tile
+    whose centre is nearest."""
+    result, d = layouts
+    for case, tile in (("in_grid", (0.0, 0.0, 1.0, 1.0)), ("above_grid", (0.0, 1.0, 1.0, 2.0))):
+        for packer in ("blender", "uvnest"):
+            assert result[f"{packer}_closest_{case}"] == ["FINISHED"], (packer, case)
+            polys = _islands(d, d[f"{packer}_closest_{case}"])
+            rel = 1e-5 if packer == "uvnest" else 1e-2
+            check_spacing(polys, 0.008, 0.004, tile, rel)
+
+
 def test_padding(layouts) -> None:
     """Padding adds to Blender's band at the border; with pixel margins both are in pixels of the
     Texture Size (no image in a UV editor here), and there is no band."""

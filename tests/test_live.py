@@ -607,8 +607,15 @@ def test_udim_tiles() -> None:
     assert udim_tile_at(-3.0, 0.5) == 1001
     assert udim_tile_at(12.0, 2.5) == 1030
     assert udim_tile_at(1.5, 1.5, grid=(1, 1)) == 1001
-    assert closest_udim_tile((2.5, 0.5), tiles=(1001, 1002)) == 1002
-    assert closest_udim_tile((0.5, 5.0), tiles=(1012, 1001)) == 1012
+    # Blender's Closest UDIM: no UV editor, tile 1001; inside the tile grid or an image tile,
+    # the tile holding the point; else the nearer by centre of the nearest image tile and the grid
+    assert closest_udim_tile((2.5, 0.5)) == 1001
+    assert closest_udim_tile((2.5, 0.5), grid=(3, 1)) == 1003
+    assert closest_udim_tile((2.5, 0.5), tiles=(1001, 1003), grid=(1, 1)) == 1003
+    assert closest_udim_tile((0.5, 5.0), tiles=(1012, 1001), grid=(1, 1)) == 1012  # (1.5, 1.5) is nearer
+    assert closest_udim_tile((0.5, 2.6), tiles=(1003, 1011), grid=(1, 1)) == 1011
+    assert closest_udim_tile((0.5, 1.2), tiles=(1003, 1012), grid=(1, 1)) == 1001  # the grid's (0.5, 0.5)
+    assert closest_udim_tile((-0.5, 0.5), tiles=(1002,), grid=(1, 1)) == 1001
 
 
 @pytest.mark.parametrize("target, expected", [
@@ -617,7 +624,7 @@ def test_udim_tiles() -> None:
 ])
 def test_tile_targets(target: str, expected: Tuple[float, float, float, float]) -> None:
     m = random_mesh(6, offset=(1.0, 0.0)).build()  # islands in tile 1002
-    s = LiveSession([m], gap(0.01, target=target, active_tile=1011), Limits(iterations=50))
+    s = LiveSession([m], gap(0.01, target=target, active_tile=1011, udim_grid=(10, 2)), Limits(iterations=50))
     assert s.target == expected
     out = full(s, [m], s.run())[0]
     check_layout(m, out, np.arange(len(m.loop_start)), 0.01, expected)

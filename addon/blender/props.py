@@ -343,11 +343,12 @@ def settings_from(options: Any, context: Context) -> PackSettings:
     tiles: tuple = ()
     grid = None
     active = 1001
+    if space is not None:
+        grid = (int(space.uv_editor.tile_grid_shape[0]), int(space.uv_editor.tile_grid_shape[1]))
     if image is not None and image.source == "TILED":
         tiles = tuple(tile.number for tile in image.tiles)
         active = image.tiles.active.number if image.tiles.active else tiles[0]
     elif space is not None:
-        grid = (int(space.uv_editor.tile_grid_shape[0]), int(space.uv_editor.tile_grid_shape[1]))
         active = udim_tile_at(space.cursor_location[0], space.cursor_location[1], grid)
     margin_px = None
     texture_size = None

@@ -64,6 +64,9 @@ OWN_CASES: List[Tuple[str, str, Dict[str, Any]]] = [
 #: Given to both operators with a texture twice as wide as high on the mesh.
 ASPECT_CASE: Dict[str, Any] = {"rotate_method": "CARDINAL", "margin_method": "FRACTION", "margin": 0.004,
                                "shape_method": "AABB"}
+#: Given to both operators run from a UV editor showing a UDIM image.
+CLOSEST_CASE: Dict[str, Any] = {"udim_source": "CLOSEST_UDIM", "margin_method": "FRACTION", "margin": 0.004,
+                                "shape_method": "AABB"}
 #: Islands deselected by the "deselect" set-up.
 DESELECTED = (1, 4, 7)
 #: The pinned island.
@@ -167,6 +170,23 @@ def main() -> None:
         results[name] = sorted(bpy.ops.uv.uvnest_pack(**kwargs))
         arrays[f"uvnest_{name}"] = _common.read_loops([obj])["uvs"]
         arrays[f"selected_{name}"] = selected
+    # Closest UDIM from a UV editor whose image has tiles 1003 and 1011 only (tile grid 1 x 1): islands
+    # in the grid stay in its tile 1001; islands above it go to the tile with the nearest centre, 1011
+    area = next(a for a in bpy.context.screen.areas if a.type == "PROPERTIES")
+    area.ui_type = "UV"
+    space = area.spaces.active
+    space.image = bpy.data.images.new("far", 64, 64, tiled=True)
+    for number in (1003, 1011):
+        space.image.tiles.new(tile_number=number)
+    space.image.tiles.remove(space.image.tiles[0])
+    for case, shift in (("in_grid", 0.0), ("above_grid", 2.1)):
+        results[f"closest_{case}"] = CLOSEST_CASE
+        for name, op in (("blender", bpy.ops.uv.pack_islands), ("uvnest", bpy.ops.uv.uvnest_pack)):
+            _common.set_loop_uvs([obj], before["uvs"] + np.float32([0.0, shift]))
+            _common.select_all_faces()
+            with bpy.context.temp_override(area=area, space_data=space, region=area.regions[-1]):
+                results[f"{name}_closest_{case}"] = sorted(op(**CLOSEST_CASE))
+            arrays[f"{name}_closest_{case}"] = _common.read_loops([obj])["uvs"]
     # last, as it gives the mesh a material: a texture twice as wide as high, whose aspect
     # Blender corrects (the active image texture of the active face's material)
     image = bpy.data.images.new("wide", 256, 128)

@@ -53,7 +53,9 @@ def main() -> None:
     run("pixels", flat, margin_method="PIXELS", margin_pixels=6.0, texture_size=4096)
     udim.tiles.active_index = [t.number for t in udim.tiles].index(1002)
     run("active_tile", udim, udim_source="ACTIVE_UDIM")
-    run("closest_tile", far, udim_source="CLOSEST_UDIM")  # 1011 is the closer to islands in 1001
+    # islands above the UV editor's 1 x 1 tile grid (Blender keeps islands in the grid where they are):
+    # of the grid's tile 1001 and the image's 1003 and 1011, 1011 has the nearest centre
+    run("closest_tile", far, start=before["uvs"] + np.float32([0.0, 2.1]), udim_source="CLOSEST_UDIM")
     space.uv_editor.tile_grid_shape = (3, 1)
     space.cursor_location = (2.5, 0.5)
     run("cursor_tile", flat, udim_source="ACTIVE_UDIM")
