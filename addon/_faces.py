@@ -68,6 +68,8 @@ def check_finite(uvs: np.ndarray, start: np.ndarray, idx: np.ndarray) -> None:
 
     UVs no face refers to are not checked: files may carry unused junk.
     """
+    if np.isfinite(uvs).all():   # the common case, without gathering every corner
+        return
     bad = np.flatnonzero(~np.isfinite(uvs[idx]).all(axis=1))
     if bad.size:
         f = int(np.searchsorted(start, bad[0], side="right") - 1)

@@ -233,3 +233,79 @@ def test_many_boxes_pack_on_shelves_validly():
     tri_area = float(np.abs(e1[:, 0] * e2[:, 1] - e1[:, 1] * e2[:, 0]).sum() / 2)
     density = res.coverage * box_area / tri_area
     assert density > 0.7, f"the boxes cover {density:.3f} of the target"
+
+
+# ------------------------------------------------- island finding on dense meshes
+
+def _corner_mesh(n: int, seed: int):
+    """An n x n grid of quads with UVs stored per face corner (as Blender
+    and glTF files give them), seams along random edges (the UVs on one
+    side shifted), and fins: extra quads on random grid edges, a third face
+    on that mesh edge, half with UVs matching one side."""
+    rng = np.random.default_rng(seed)
+    vid = lambda i, j: i * (n + 1) + j  # noqa: E731
+    quads = [(vid(i, j), vid(i + 1, j), vid(i + 1, j + 1), vid(i, j + 1)) for i in range(n) for j in range(n)]
+    pos = {vid(i, j): np.array([i, j], float) / n for i in range(n + 1) for j in range(n + 1)}
+    shift = {}   # per face: offset of its UVs (a seam where neighbours differ)
+    for f in range(len(quads)):
+        shift[f] = np.zeros(2) if rng.random() < 0.7 else rng.integers(1, 4, 2).astype(float)
+    faces, mesh, uvs = [], [], []
+    for f, q in enumerate(quads):
+        mesh.append(q)
+        faces.append(list(range(len(uvs), len(uvs) + 4)))
+        uvs.extend(pos[v] + shift[f] for v in q)
+    next_v = (n + 1) ** 2
+    for f in rng.choice(len(quads), size=max(1, n * n // 10), replace=False):
+        a, b = quads[f][0], quads[f][1]              # a fin on this face's first edge
+        c, d = next_v, next_v + 1
+        next_v += 2
+        match = rng.random() < 0.5
+        off = shift[f] if match else shift[f] + 7.0
+        mesh.append((b, a, c, d))
+        faces.append(list(range(len(uvs), len(uvs) + 4)))
+        uvs.extend([pos[b] + off, pos[a] + off, pos[a] + off + [0.0, -0.3], pos[b] + off + [0.0, -0.3]])
+    return np.array(uvs), np.array(faces), np.array(mesh)
+
+
+def _oracle_face_groups(uvs, faces, mesh):
+    """Faces joined when they share a mesh edge whose UVs match at both
+    ends: faces grouped by (edge, UVs) in a dict, then a flood fill,
+    written independently of the packer."""
+    by_key = {}
+    for f, (fc, mc) in enumerate(zip(faces, mesh)):
+        for k in range(len(fc)):
+            m0, m1, u0, u1 = mc[k], mc[(k + 1) % len(fc)], fc[k], fc[(k + 1) % len(fc)]
+            if m0 > m1:
+                m0, m1, u0, u1 = m1, m0, u1, u0
+            by_key.setdefault((int(m0), int(m1), *uvs[u0].tolist(), *uvs[u1].tolist()), []).append(f)
+    near = [[] for _ in faces]
+    for group in by_key.values():
+        for f in group:
+            near[f].extend(group)
+    label = [-1] * len(faces)
+    for seed in range(len(faces)):
+        if label[seed] < 0:
+            label[seed], todo = seed, [seed]
+            while todo:
+                for g in near[todo.pop()]:
+                    if label[g] < 0:
+                        label[g] = seed
+                        todo.append(g)
+    return label
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_corner_stored_uvs_join_across_matching_mesh_edges(seed):
+    # island finding sorts the corners by mesh edge once and pairs the two
+    # faces of each edge (edges of three or more faces: by their UVs)
+    uvs, faces, mesh = _corner_mesh(30, seed)
+    islands = uvnest.find_islands(uvs, faces, mesh_faces=mesh, merge_overlapping=False)
+    got = np.empty(len(faces), dtype=np.int64)
+    for isl in islands:
+        got[isl.faces] = isl.index
+    want = np.array(_oracle_face_groups(uvs, faces, mesh))
+    # the same partition of the faces
+    pairs = np.unique(np.column_stack((got, want)), axis=0)
+    assert len(pairs) == len(np.unique(got)) == len(np.unique(want)), \
+        f"{len(np.unique(got))} islands, the oracle finds {len(np.unique(want))}"
+    assert len(islands) > 10    # the seams and fins cut it into many
