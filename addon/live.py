@@ -46,7 +46,7 @@ import numpy as np
 from .geometry import convex_hull
 from . import _core
 from .islands import Island, find_islands, ring_areas
-from .packing import Packer, PackResult
+from .packing import Cancel, Cancelled, Packer, PackResult
 from .tiles import inflated_area
 
 __all__ = [
@@ -80,8 +80,12 @@ ROTATION_MODES = ("none", "90", "any", "axis", "axis_x", "axis_y")
 #: What pinned islands keep (Blender's ``pin_method``).
 PIN_METHODS = ("LOCKED", "SCALE", "ROTATION", "ROTATION_SCALE")
 #: Longest single search step of the worker, in seconds: it bounds how late
-#: a limit, a keep or a cancel is noticed.
+#: a limit is noticed (a keep or a cancel stops a step at once).
 STEP_SECONDS = 0.05
+#: Seconds the exact first layout may take before the box layout (the
+#: skyline of the islands' bounding rectangles, milliseconds) is shown in
+#: its place; the search then goes on with the exact one where it stopped.
+FIRST_LAYOUT_SECONDS = 1.0
 #: Key help shown while the modal operator runs.
 KEYS_TEXT = "Enter/Space/Click: keep   Esc/Right-click: cancel"
 
@@ -255,6 +259,9 @@ class Layout:
         number: 0 for the first layout, then 1, 2, ... for each better one.
         islands: number of islands (groups of overlapping islands count
             once when ``merge_overlapping``), locked ones included.
+        kind: ``'exact'``, or ``'box'`` for the box layout shown while the
+            exact first layout takes longer than :data:`FIRST_LAYOUT_SECONDS`
+            (or the time limit).
     """
 
     loop_uvs: Tuple[np.ndarray, ...]
@@ -264,6 +271,7 @@ class Layout:
     elapsed: float
     number: int
     islands: int
+    kind: str = "exact"
 
 
 @dataclass(frozen=True)
@@ -516,9 +524,10 @@ class LiveSession:
         if settings.margin_method in ("FRACTION", "PIXELS") or settings.margin == 0:
             self._set_gaps()
         self._lock = threading.Lock()
-        self._stop = threading.Event()
+        # set by keep() and cancel(); every packer of the session gets it, so it also
+        # stops the island finding and the first layout
+        self._stop = Cancel()
         self._thread: Optional[threading.Thread] = None
-        self._packer: Optional[Packer] = None
         self._best: Optional[Layout] = None
         self._polled = -1
         self._error: Optional[PackError] = None
@@ -751,7 +760,8 @@ class LiveSession:
             return Packer(uvs, faces_arg, mesh_faces=mesh_faces, margin=margin, padding=padding,
                           rotation=rotation, rotation_step=s.rotation_step, flip=flip, shape=s.shape,
                           merge_overlapping=s.merge_overlapping, locked=locked if locked.any() else None,
-                          seed=s.seed, **placement)
+                          seed=s.seed, cancel=self._stop, time_limit=self._first_layout_seconds(),
+                          **placement)
         except (ValueError, IndexError) as exc:
             text = str(exc)
             raise PackError(text[:1].upper() + text[1:]) from exc
@@ -868,18 +878,27 @@ class LiveSession:
         assert self._best is not None
         return self._best
 
+    def _first_layout_seconds(self) -> float:
+        """How long a packer being made may take before it hands out the box
+        layout: what is left of the time limit, at most :data:`FIRST_LAYOUT_SECONDS`."""
+        lim = self.limits
+        if lim.time_limit <= 0:
+            return FIRST_LAYOUT_SECONDS
+        return min(max(self._t0 + lim.time_limit - time.perf_counter(), 0.0), FIRST_LAYOUT_SECONDS)
+
     def _work(self) -> None:
         """The search loop (worker thread, or the caller's in :meth:`run`)."""
         try:
             packer = self._make_packer()
+        except Cancelled:
+            self._end("stopped", "stopped")
+            return
         except PackError as exc:
             self._end("failed", str(exc), exc)
             return
         except Exception as exc:  # an engine failure must reach the operator, not die with the thread
             self._end("failed", str(exc), PackError(f"uvnest failed: {type(exc).__name__}: {exc}"))
             return
-        with self._lock:
-            self._packer = packer
         if self._stop.is_set():
             self._end("stopped", "stopped")
             return
@@ -910,7 +929,8 @@ class LiveSession:
             if lim.stall > 0 and now - last >= lim.stall:
                 self._end("finished", f"no improvement for {lim.stall:g} s")
                 return
-            budget = STEP_SECONDS
+            # without its exact first layout (a box layout is shown) the packer builds it in one go
+            budget = STEP_SECONDS if packer.exact else 3600.0
             if lim.time_limit > 0:
                 budget = min(budget, self._t0 + lim.time_limit - now)
             if lim.stall > 0:
@@ -933,7 +953,7 @@ class LiveSession:
             number = 0 if self._best is None else self._best.number + 1
             self._best = Layout(loop_uvs=parts, coverage=float(result.coverage), scale=float(result.scale),
                                 iterations=int(result.iterations), elapsed=elapsed, number=number,
-                                islands=len(result.islands))
+                                islands=len(result.islands), kind=result.kind)
             self._moves = int(moves)
             self._elapsed = elapsed
 
@@ -999,8 +1019,9 @@ class LiveSession:
         p = self.progress
         if p.layouts == 0:
             return f"uvnest: finding the first layout ({p.elapsed:.1f} s)"
+        box = "   (box layout; the exact one is being built)" if self.best.kind == "box" else ""
         return (f"uvnest: coverage {p.coverage:.2%}   scale {p.scale:.4g}   {p.elapsed:.1f} s   "
-                f"{p.iterations:,} iterations   {p.layouts} layouts")
+                f"{p.iterations:,} iterations   {p.layouts} layouts{box}")
 
     def full_uvs(self, uvs: Sequence[np.ndarray], layout: Layout) -> List[np.ndarray]:
         """Whole-mesh loop UVs: copies of ``uvs`` (one ``(L, 2)`` array per
@@ -1018,16 +1039,10 @@ class LiveSession:
     # ---------------------------------------------------------------- end
 
     def _halt(self, timeout: float) -> None:
-        """Stop the worker; once the search runs, wait up to ``timeout``
-        seconds for it (a search step stops within milliseconds).  While the
-        first layout is still being built (that cannot be interrupted) the
-        worker is not waited for: it notices the stop when done and exits."""
+        """Stop the worker in whatever phase (finding islands, the first
+        layout, the search: each stops within tens of milliseconds) and wait
+        up to ``timeout`` seconds for it."""
         self._stop.set()
-        with self._lock:
-            packer = self._packer
-        if packer is None:
-            return
-        packer.cancel()
         if self._thread is not None and self._thread is not threading.current_thread():
             self._thread.join(timeout)
 

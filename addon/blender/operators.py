@@ -153,13 +153,15 @@ class EditMeshUVs:
         uvs = np.fromiter(itertools.chain.from_iterable(loop[uv].uv for loop in loops), np.float32, 2 * n)
         verts = np.fromiter((loop.vert.index for loop in loops), np.int64, n)
         pinned = np.logical_or.reduceat(np.fromiter((loop[uv].pin_uv for loop in loops), bool, n), start)
+        shown = None  # with UV sync selection every visible face is in the UV editor
         if not sync:
+            shown = selected & ~hidden  # the UV editor shows the faces selected in the mesh
             if _UV_SELECT_ON_LOOP:
                 uv_selected = np.fromiter((loop.uv_select_vert for loop in loops), bool, n)
             else:
                 uv_selected = np.fromiter((loop[uv].select for loop in loops), bool, n)
             selected &= np.logical_and.reduceat(uv_selected, start)
-        return MeshLoops(uvs.reshape(-1, 2), start, total, verts, selected, hidden, pinned, self.name)
+        return MeshLoops(uvs.reshape(-1, 2), start, total, verts, selected, hidden, pinned, self.name, shown)
 
     def bind(self, moving_loops: np.ndarray, original: np.ndarray, loop_total: np.ndarray) -> None:
         """Remember the loops that move (whole faces, in face order: the

@@ -169,7 +169,7 @@ def undo_checks(obj: bpy.types.Object) -> dict:
     # a cancelled run (an error) must leave the UVs and push no step: a
     # pushed step would drop the redo step of the packed state
     try:
-        bpy.ops.uv.uvnest_pack("EXEC_DEFAULT", True, margin=0.9, time_limit=1.0)
+        bpy.ops.uv.uvnest_pack("EXEC_DEFAULT", True, margin_method="FRACTION", margin=0.45, time_limit=1.0)
         error = ""
     except RuntimeError as exc:
         error = str(exc)
@@ -196,7 +196,7 @@ def main() -> None:
     if case == "scattered":  # the other keys and endings, where the first layout is quick
         out.update(right_click=drive(obj, "RIGHTMOUSE", 1), space=drive(obj, "SPACE", 1),
                    click=drive(obj, "LEFTMOUSE", 1), iteration_limit=drive(obj, "ESC", 10 ** 6, iteration_limit=30),
-                   no_room=drive(obj, "ESC", 10 ** 6, margin=0.9))
+                   no_room=drive(obj, "ESC", 10 ** 6, margin_method="FRACTION", margin=0.45))
     out["mode_switch"] = mode_switch(obj)
     out["undo"] = undo_checks(obj)
     _common.emit(out)

@@ -56,8 +56,8 @@ def main() -> None:
     out["all_hidden"] = attempt(time_limit=1.0)
     bpy.ops.mesh.reveal()
     _common.select_all_faces()
-    out["margin_no_room"] = attempt(margin=0.9, time_limit=1.0)
-    out["margin_whole_tile"] = attempt(margin=1.0, time_limit=1.0)
+    out["margin_no_room"] = attempt(margin_method="FRACTION", margin=0.45, time_limit=1.0)
+    out["margin_whole_tile"] = attempt(margin_method="FRACTION", margin=0.5, time_limit=1.0)
     out["ok_after_errors"] = attempt(margin=0.01, time_limit=0.5)
 
     _common.object_mode()
