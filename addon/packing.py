@@ -560,8 +560,11 @@ class Packer:
             self._core = self._engine(o.shape == "box" and not o.fixed)
             if limit is not None and not self.final:
                 # a valid layout at once, should the exact one take longer
-                self._best = self._result(self._box_layout(), kind="box")
-            deadline = None if limit is None or self.final else self._t0 + limit
+                # (none when even the boxes cannot fit: concave islands may
+                # still nest, so the exact start decides, unbounded)
+                with contextlib.suppress(ValueError):
+                    self._best = self._result(self._box_layout(), kind="box")
+            deadline = None if limit is None or self.final or self._best is None else self._t0 + limit
             if not self._start(deadline):
                 self._check_cancel()
                 if self._best is None:   # stopped by a KeyboardInterrupt's stop()

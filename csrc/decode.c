@@ -830,6 +830,8 @@ un_status un_engine_set_scale(un_engine *E, double L)
     if (!(L > 0)) return UN_EINVAL;
     if (L > E->L_infl || L < E->L_infl * (1 - drift)) {
         double at = E->infl_hint >= L && E->infl_hint * (1 - drift) <= L ? E->infl_hint : L;
+        /* never wider than the margin of the largest container allowed */
+        if (at > un_engine_largest_scale(E) / 0.99) at = L;
         /* margin m*L/2 per island, in grid units, plus the slack */
         E->L_infl = at;
         E->radius = (int64_t)ceil(E->margin * at / (2 * E->q)) + UN_SLACK;

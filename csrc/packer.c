@@ -873,6 +873,9 @@ static un_status start_box(un_packer *pk, double L_area)
         for (tries = 0; tries < 200 && s == UN_OK; tries++, lo = hi, hi *= 1.1)
             if (pk->have_best && hi >= pk->best_L) break;
             else if ((s = box_fill(pk, hi, ord, fit, &ok)) != UN_OK || ok) break;
+        /* beyond the grid (a margin that needs a huge container): this
+         * order fits nowhere */
+        if (s == UN_ERANGE) { s = UN_OK; continue; }
         if (pk->have_best && hi > pk->best_L) hi = pk->best_L;
         while (s == UN_OK && hi - lo > 0.001 * hi) {
             double mid = 0.5 * (lo + hi);

@@ -309,3 +309,12 @@ def test_corner_stored_uvs_join_across_matching_mesh_edges(seed):
     assert len(pairs) == len(np.unique(got)) == len(np.unique(want)), \
         f"{len(np.unique(got))} islands, the oracle finds {len(np.unique(want))}"
     assert len(islands) > 10    # the seams and fins cut it into many
+
+
+@pytest.mark.parametrize("kw", [{}, {"time_limit": 1.0}, {"shape": "box"}])
+def test_a_margin_that_leaves_no_room_says_so_with_or_without_a_limit(kw):
+    # the box layout's skyline ran past the grid's range and raised "outside
+    # the supported range"; now every path says the islands cannot fit
+    uvs, faces = small_triangles(12)
+    with pytest.raises(ValueError, match="cannot fit"):
+        uvnest.Packer(uvs, faces, margin=0.6, padding=0.3, **kw)
