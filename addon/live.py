@@ -85,7 +85,9 @@ STEP_SECONDS = 0.05
 #: Seconds the exact first layout may take before the box layout (the
 #: skyline of the islands' bounding rectangles, milliseconds) is shown in
 #: its place; the search then goes on with the exact one where it stopped.
-FIRST_LAYOUT_SECONDS = 1.0
+#: Short: on a dense mesh the artist sees a layout at once, and the main
+#: thread has time to write it well before the time limit.
+FIRST_LAYOUT_SECONDS = 0.2
 #: Key help shown while the modal operator runs.
 KEYS_TEXT = "Enter/Space/Click: keep   Esc/Right-click: cancel"
 
@@ -771,6 +773,8 @@ class LiveSession:
         s = self.settings
         if self.margin is None:
             self._set_gaps()
+        if self._stop.is_set():  # finding the islands for the margin takes a while on dense meshes
+            raise Cancelled("stopped before the first layout")
         uvs, faces, verts, locked = self._packer_input()
         self._frame = None
         if s.target == "UDIM_TILES":
@@ -851,27 +855,32 @@ class LiveSession:
 
     # ------------------------------------------------------------- search
 
-    def start(self) -> None:
-        """Start the search in a worker thread; returns at once."""
+    def start(self, since: Optional[float] = None) -> None:
+        """Start the search in a worker thread; returns at once.
+
+        ``since``: the ``time.perf_counter()`` the time limit counts from
+        (default: now), such as when the user started the operator, before
+        the meshes were read."""
         if self._state != "ready":
             raise RuntimeError("a session can be started once")
         self._state = "running"
-        self._t0 = time.perf_counter()
+        self._t0 = time.perf_counter() if since is None else since
         self._thread = threading.Thread(target=self._work, name="uvnest-pack", daemon=True)
         self._thread.start()
 
-    def run(self) -> Layout:
+    def run(self, since: Optional[float] = None) -> Layout:
         """Search in this thread until a limit; return the best layout.
 
-        Needs bounded :attr:`limits`.  Raises :class:`PackError` when the
-        islands cannot be packed (for example the margin leaves no room).
+        Needs bounded :attr:`limits`; ``since`` as for :meth:`start`.
+        Raises :class:`PackError` when the islands cannot be packed (for
+        example the margin leaves no room).
         """
         if not self.limits.bounded:
             raise ValueError("run() needs a time, iteration or no-improvement limit")
         if self._state != "ready":
             raise RuntimeError("a session can be started once")
         self._state = "running"
-        self._t0 = time.perf_counter()
+        self._t0 = time.perf_counter() if since is None else since
         self._work()
         if self._error is not None:
             raise self._error

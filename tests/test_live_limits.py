@@ -23,7 +23,7 @@ if __package__ in (None, ""):  # plain `pytest` puts tests/ first on sys.path, n
 
 from tests.pack_checker import face_components  # noqa: E402
 from tests.test_time_limits import wavy_islands  # noqa: E402
-from uvnest.live import Layout, Limits, LiveSession, MeshLoops, PackSettings  # noqa: E402
+from uvnest.live import FIRST_LAYOUT_SECONDS, Layout, Limits, LiveSession, MeshLoops, PackSettings  # noqa: E402
 
 #: The operator's promise: the worker is gone this long after a keep or cancel.
 STOP_S = 0.5
@@ -108,15 +108,15 @@ def test_a_layout_is_ready_by_the_time_limit(dense: MeshLoops) -> None:
 
 
 def test_the_exact_layout_follows_the_box_layout_without_a_limit(dense: MeshLoops) -> None:
-    """Without a time limit, the box layout is shown after about a second
-    and the exact first layout, tighter, replaces it."""
+    """Without a time limit, the box layout is shown after a fifth of a
+    second and the exact first layout, tighter, replaces it."""
     s = session(dense, iterations=1)
     s.start()
     layouts = streamed(s)
     assert s.error is None
     kinds = [layout.kind for layout in layouts]
     assert kinds[0] == "box" and kinds[-1] == "exact", kinds
-    assert layouts[0].elapsed <= 1.0 + 0.3
+    assert layouts[0].elapsed <= FIRST_LAYOUT_SECONDS + 0.3
     assert layouts[-1].coverage > layouts[0].coverage
     for layout in (layouts[0], layouts[-1]):
         assert_valid_layout(dense, layout.loop_uvs[0])

@@ -51,8 +51,9 @@ from bpy.types import Context, Event, Object, Operator
 from ..live import KEYS_TEXT, Layout, Limits, LiveSession, MeshLoops, PackError
 from .props import PackOptions, limits_from, settings_from
 
-#: Seconds between two looks at the running search.
-TIMER_SECONDS = 0.05
+#: Seconds between two looks at the running search (a tick does little unless a
+#: layout is being written, and then at most ``WRITE_SLICE_SECONDS``).
+TIMER_SECONDS = 0.02
 #: Main-thread seconds one tick may spend writing UVs (a dense mesh's layout
 #: takes several ticks; Blender stays responsive in between).
 WRITE_SLICE_SECONDS = 0.015
@@ -403,12 +404,13 @@ class UV_OT_uvnest_pack(PackOptions, Operator):
         return context.mode == "EDIT_MESH"
 
     def execute(self, context: Context) -> Set[str]:
+        called = time.perf_counter()  # time limits count from the call
         limits = limits_from(self)
         if not limits.bounded:
             limits = replace(limits, time_limit=SCRIPT_TIME_LIMIT)
         try:
             job = PackJob(context, self, limits)
-            layout = job.session.run()
+            layout = job.session.run(called)
         except PackError as exc:
             self.report({"ERROR"}, str(exc))
             return {"CANCELLED"}
@@ -419,13 +421,15 @@ class UV_OT_uvnest_pack(PackOptions, Operator):
     def invoke(self, context: Context, event: Event) -> Set[str]:
         if bpy.app.background or context.window is None:
             return self.execute(context)  # no event loop to drive a modal operator
+        called = time.perf_counter()  # time limits count from the call
         try:
             self._job = PackJob(context, self, limits_from(self))
         except PackError as exc:
             self.report({"ERROR"}, str(exc))
             return {"CANCELLED"}
         self._area = context.area.as_pointer() if context.area is not None else 0
-        self._job.session.start()
+        self._status_at = -REDRAW_INTERVAL
+        self._job.session.start(called)
         wm = context.window_manager
         self._timer = wm.event_timer_add(TIMER_SECONDS, window=context.window)
         wm.modal_handler_add(self)
@@ -483,6 +487,11 @@ class UV_OT_uvnest_pack(PackOptions, Operator):
         return _area_by_pointer(context, self._area) if self._area else None
 
     def _show_status(self, context: Context) -> None:
+        """The header and status text, at most every ``REDRAW_INTERVAL``."""
+        now = time.perf_counter()
+        if now - self._status_at < REDRAW_INTERVAL:
+            return
+        self._status_at = now
         area = self._header_area(context)
         if area is not None:
             area.header_text_set(f"{self._job.session.status_text()}   |   {KEYS_TEXT}")

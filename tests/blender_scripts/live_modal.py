@@ -52,6 +52,7 @@ class ModalStandIn:
     def __init__(self, job: PackJob) -> None:
         self._job = job
         self._area = 0  # no editor: the bpy module has no screen areas
+        self._status_at = -1.0
         self._timer = bpy.context.window_manager.event_timer_add(TIMER_SECONDS, window=bpy.context.window)
         self.reports: List[Tuple[List[str], str]] = []
 
