@@ -10,16 +10,18 @@ tests/csrc/test_*.c is linked against it and run, in two builds:
   ``undefined`` leaves out float-to-integer conversions out of range),
 
 with the library's exact.c using ``__int128``.  The fast tier (``-m "not
-slow"``) runs every program once in each build, and the fuzz target
-(tests/csrc/fuzz_core.c with the plain driver fuzz_main.c) on a few hundred
-seeded random inputs under ASan/UBSan.  The slow tier adds:
+slow"``) runs every program but the allocation-failure ones once in each
+build, and the fuzz target (tests/csrc/fuzz_core.c with the plain driver
+fuzz_main.c) on a few hundred seeded random inputs under ASan/UBSan.  The
+runs of a build go one per core.  The slow tier adds:
 
 * the portable fallback arithmetic (exact.c compiled with
   ``-DUN_NO_INT128``, the only file that reads it) for the programs whose
   code it changes: test_exact.c and test_arrange.c, which test the
   predicates and the arrangement built on them, and the fuzz target;
 * the allocation-failure injection, test_oom*.c, linked with ``--wrap`` for
-  malloc, realloc, calloc and free, which fails every allocation in turn;
+  malloc, realloc, calloc and free, which fails every allocation in turn
+  (under ASan only);
 * the long fuzz runs (:data:`FUZZ_LONG` inputs per variant).
 
 Separately, every source file must compile warning-free on its own,
@@ -33,7 +35,9 @@ import os
 import shutil
 import subprocess
 import sysconfig
+import threading
 from concurrent.futures import ThreadPoolExecutor
+from typing import NamedTuple, Tuple
 
 import pytest
 
@@ -100,21 +104,28 @@ class Build:
                 if r.returncode != 0 or r.stderr.strip():
                     self.errors[src] = r.stderr
         self.exact_obj = os.path.join(self.dir, "exact.o")
+        self._links = {}   # exe -> (lock, linker errors or None once linked)
+        self._links_lock = threading.Lock()
 
     def link(self, test_src, variant, *more_sources):
-        """Link test_src (and more_sources) against the library; variant
-        'int128' or 'fallback'."""
+        """Link test_src (and more_sources) against the library, once per
+        program and variant ('int128' or 'fallback'), from any thread."""
         if self.errors:
             pytest.fail("the library does not compile warning-free:\n" +
                         "\n".join(f"{k}:\n{v}" for k, v in self.errors.items()))
-        objs = [o for o in self.objs if o != self.exact_obj]
-        objs.append(self.exact_obj if variant == "int128" else self.exact_fallback)
         exe = os.path.join(self.dir, f"{os.path.basename(test_src)[:-2]}_{variant}")
-        extra = WRAP if os.path.basename(test_src).startswith("test_oom") else []
-        r = _run([CC, *WARN, *self.flags, "-I", CSRC, "-I", TESTS, test_src, *more_sources, *objs, *extra, "-lm",
-                  "-o", exe])
-        if r.returncode != 0 or r.stderr.strip():
-            pytest.fail(f"{os.path.basename(test_src)} does not build warning-free:\n{r.stderr}")
+        with self._links_lock:
+            entry = self._links.setdefault(exe, [threading.Lock(), None])
+        with entry[0]:
+            if entry[1] is None:
+                objs = [o for o in self.objs if o != self.exact_obj]
+                objs.append(self.exact_obj if variant == "int128" else self.exact_fallback)
+                extra = WRAP if os.path.basename(test_src).startswith("test_oom") else []
+                r = _run([CC, *WARN, *self.flags, "-I", CSRC, "-I", TESTS, test_src, *more_sources, *objs, *extra,
+                          "-lm", "-o", exe])
+                entry[1] = r.stderr.strip() if r.returncode == 0 else r.stderr.strip() or f"exit {r.returncode}"
+            if entry[1]:
+                pytest.fail(f"{os.path.basename(test_src)} does not build warning-free:\n{entry[1]}")
         return exe
 
 
@@ -135,15 +146,35 @@ def builds(tmp_path_factory):
 #: and the arrangement built on them); the others run with __int128 only.
 FALLBACK_PROGRAMS = ("test_exact.c", "test_arrange.c")
 
+#: random inputs of the fast run, and of each long run (about 75 s under
+#: ASan on 2 cores)
+FUZZ_SHORT = 200
+FUZZ_LONG = 1500
+
+
+class Run(NamedTuple):
+    """One run of a test program: ``source`` (with ``extra`` sources, in
+    tests/csrc) linked in build ``config`` with exact.c's ``variant``, and
+    started with ``args``."""
+
+    config: str
+    source: str
+    variant: str
+    extra: Tuple[str, ...] = ()
+    args: Tuple[str, ...] = ()
+    timeout: int = 600
+
 
 def program_params():
-    """(program, config, variant) of every run; the fallback builds and the
-    allocation-failure programs are marked slow."""
+    """(program, config, variant) of every unit program run: the fallback
+    arithmetic and the allocation-failure programs are marked slow.  Those
+    run under ASan only: the same allocations fail at -O2, and ASan adds
+    the memory checks of every failure path."""
     params = []
     for program in (os.path.basename(p) for p in program_files()):
         oom = program.startswith("test_oom")
         variants = ["int128", "fallback"] if program in FALLBACK_PROGRAMS else ["int128"]
-        for config in sorted(CONFIGS):
+        for config in ["asan"] if oom else sorted(CONFIGS):
             for variant in variants:
                 slow = oom or variant == "fallback"
                 params.append(pytest.param(program, config, variant, marks=[pytest.mark.slow] if slow else [],
@@ -151,58 +182,62 @@ def program_params():
     return params
 
 
-def _link_and_run(build, program, variant):
-    """The finished run of one program, or the failure of its link (or its
-    timeout), for its test to raise."""
+def fuzz_run(variant, seed, inputs):
+    return Run("asan", "fuzz_core.c", variant, ("fuzz_main.c",), ("--random", str(inputs), "--seed", str(seed)),
+               timeout=900)
+
+
+def run_of(item):
+    """The run a collected test of this module reports, or None."""
+    function = getattr(item, "function", None)
+    if function is test_c_unit_program:
+        return Run(item.callspec.params["config"], item.callspec.params["program"], item.callspec.params["variant"])
+    if function is test_fuzz_target:
+        return fuzz_run(**item.callspec.params)
+    return None
+
+
+def _execute(build, run):
+    """The finished run, or the failure of its link (or its timeout) for its
+    test to raise."""
     try:
-        exe = build.link(os.path.join(TESTS, program), variant)
-        return _run([exe], timeout=600, env=RUN_ENV)
+        exe = build.link(os.path.join(TESTS, run.source), run.variant, *(os.path.join(TESTS, e) for e in run.extra))
+        return _run([exe, *run.args], timeout=run.timeout, env=RUN_ENV)
     except (pytest.fail.Exception, subprocess.TimeoutExpired) as e:
         return e
 
 
 @pytest.fixture(scope="module")
-def unit_runs(builds, request):
-    """The run of a program.  The first test of a build links and runs every
-    selected program of that build at once, one per core, and each test
-    then reports its own (the programs measure CPU time, not wall time)."""
-    runs = {}
+def runs(builds, request):
+    """The outcome of a run.  The first test of a build starts every selected
+    run of that build at once, one per core, and each test then reports its
+    own (the programs measure CPU time, not wall time)."""
+    done = {}
 
-    def get(program, config, variant):
-        if (program, config, variant) not in runs:
-            todo = [(program, variant)]
-            for item in request.session.items:
-                if getattr(item, "function", None) is not test_c_unit_program:
-                    continue
-                params = item.callspec.params
-                if params["config"] == config:
-                    key = (params["program"], params["variant"])
-                    if key not in todo and (key[0], config, key[1]) not in runs:
-                        todo.append(key)
-            b = builds(config)
+    def get(run):
+        if run not in done:
+            batch = [run]
+            for other in map(run_of, request.session.items):
+                if other is not None and other.config == run.config and other not in done and other not in batch:
+                    batch.append(other)
+            b = builds(run.config)
             with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as ex:
-                for (p, v), r in zip(todo, ex.map(lambda pv: _link_and_run(b, *pv), todo)):
-                    runs[(p, config, v)] = r
-        return runs[(program, config, variant)]
+                for r, outcome in zip(batch, ex.map(lambda r: _execute(b, r), batch)):
+                    done[r] = outcome
+        if isinstance(done[run], BaseException):
+            raise done[run]
+        return done[run]
 
     return get
 
 
 @pytest.mark.parametrize("program, config, variant", program_params())
-def test_c_unit_program(program, config, variant, unit_runs):
-    r = unit_runs(program, config, variant)
-    if isinstance(r, BaseException):
-        raise r
+def test_c_unit_program(program, config, variant, runs):
+    r = runs(Run(config, program, variant))
     out = (r.stdout + r.stderr).strip()
     if r.returncode != 0 or " 0 failed" not in r.stdout:
         pytest.fail(f"{program} [{config}, {variant}] exited with {r.returncode}:\n{out[-20000:]}",
                     pytrace=False)
-
-
-#: random inputs of the fast run, and of each long run (about 75 s under
-#: ASan on 2 cores)
-FUZZ_SHORT = 200
-FUZZ_LONG = 1500
 
 
 @pytest.mark.parametrize("variant, seed, inputs", [
@@ -210,12 +245,11 @@ FUZZ_LONG = 1500
     pytest.param("int128", 1, FUZZ_LONG, marks=pytest.mark.slow, id="int128-long"),
     pytest.param("fallback", 2, FUZZ_LONG, marks=pytest.mark.slow, id="fallback-long"),
 ])
-def test_fuzz_target(variant, seed, inputs, builds):
+def test_fuzz_target(variant, seed, inputs, runs):
     """The fuzz target under ASan/UBSan on seeded random inputs (a
     different seed per run).  A broken promise aborts, and the last
     line names the input (``fuzz_main --save`` writes it to a file)."""
-    exe = builds("asan").link(os.path.join(TESTS, "fuzz_core.c"), variant, os.path.join(TESTS, "fuzz_main.c"))
-    r = _run([exe, "--random", str(inputs), "--seed", str(seed)], timeout=900, env=RUN_ENV)
+    r = runs(fuzz_run(variant, seed, inputs))
     if r.returncode != 0 or " 0 failed" not in r.stdout:
         pytest.fail(f"fuzz_core [{variant}, seed {seed}] exited with {r.returncode}:\n"
                     f"{(r.stdout + r.stderr).strip()[-6000:]}", pytrace=False)
