@@ -386,9 +386,18 @@ def apply_transforms(uvs, islands: Sequence[Island], transforms: Sequence[Island
         raise ValueError(f"{len(islands)} islands but {len(transforms)} transforms")
     src = np.asarray(uvs, dtype=np.float64)
     out = src.copy()
-    for isl, t in zip(islands, transforms):
-        if t != IDENTITY:
-            out[isl.uv_indices] = _apply(t, src[isl.uv_indices])
+    moved = [(isl.uv_indices, t) for isl, t in zip(islands, transforms) if t != IDENTITY]
+    if not moved:
+        return out
+    # every island at once (one island at a time took 2.5 s at 100,000
+    # islands), with _apply's arithmetic: the same bits
+    idx = np.concatenate([u for u, _ in moved])
+    size = np.fromiter((u.size for u, _ in moved), dtype=np.int64, count=len(moved))
+    c, s, k, tx, ty, f = np.array([(math.cos(t.rotation), math.sin(t.rotation), t.scale, t.translation[0],
+                                    t.translation[1], -1.0 if t.flipped else 1.0) for _, t in moved]).repeat(size, axis=0).T
+    x, y = src[idx, 0] * f, src[idx, 1]
+    out[idx, 0] = k * (c * x - s * y) + tx
+    out[idx, 1] = k * (s * x + c * y) + ty
     return out
 
 
@@ -675,10 +684,15 @@ class Packer:
         core = _core.Packer(self._engine_target(), o.engine_margin, o.engine_padding, o.angles, o.align, o.flip, o.seed,
                             o.cache_bytes, o.anneal_max, 1.0 if o.fixed else 0.0,
                             len(o.tiles) if o.fixed else 0, not o.fixed)
-        for rings, area in zip(self._shapes, self._areas):
-            pts = np.concatenate(rings)
-            (x0, y0), (x1, y1) = pts.min(axis=0), pts.max(axis=0)
-            core.add_island([np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]])], area)
+        # each island's UVs' bounding box (it holds every face, slivers
+        # too), pre-scaled, and a tiny square for islands without area
+        box = np.array([self.islands[i].bbox for i in self._moving]) * self._prescale[:, None]
+        tiny = 1e-6 * max(float(np.ptp(box[:, [0, 2]])), float(np.ptp(box[:, [1, 3]])), 1e-300)
+        thin = (box[:, 2] - box[:, 0] < tiny) | (box[:, 3] - box[:, 1] < tiny)
+        box[thin] += np.array([-tiny, -tiny, tiny, tiny])
+        corners = box[:, [0, 1, 2, 1, 2, 3, 0, 3]].reshape(-1, 4, 2)
+        for ring, area in zip(corners, self._areas):
+            core.add_island([ring], area)
         for k, g in enumerate(self._group_of):
             if g >= 0:
                 core.set_group(k, int(g))
@@ -754,7 +768,8 @@ class Packer:
         if o.grid is not None or self._pow2 is not None:
             self._check_layout(angle, flip, scale, trans, bins)
         tile_numbers = np.array(o.tiles, dtype=np.int64)[np.asarray(bins, dtype=np.int64)]
-        origins = np.array([_tiles.udim_origin(t) for t in tile_numbers], dtype=np.float64).reshape(-1, 2)
+        numbers, which = np.unique(tile_numbers, return_inverse=True)
+        origins = np.array([_tiles.udim_origin(t) for t in numbers], dtype=np.float64).reshape(-1, 2)[which.reshape(-1)]
         if o.fixed:
             trans = trans + origins
         n = len(self.islands)
