@@ -678,12 +678,12 @@ class Packer:
 
     def _box_layout(self):
         """The box layout's C packer: the skyline of the islands' bounding
-        rectangles (through the general engine with locked islands or a
-        fixed scale), started."""
+        rectangles (over as many tiles as it takes with a fixed scale;
+        through the general engine with locked islands), started."""
         o = self._opt
         core = _core.Packer(self._engine_target(), o.engine_margin, o.engine_padding, o.angles, o.align, o.flip, o.seed,
                             o.cache_bytes, o.anneal_max, 1.0 if o.fixed else 0.0,
-                            len(o.tiles) if o.fixed else 0, not o.fixed)
+                            len(o.tiles) if o.fixed else 0, True)
         # each island's UVs' bounding box (it holds every face, slivers
         # too), pre-scaled, and a tiny square for islands without area
         box = np.array([self.islands[i].bbox for i in self._moving]) * self._prescale[:, None]

@@ -744,7 +744,9 @@ static un_status run_fixed(un_packer *pk, int64_t moves, volatile int *cancel, i
 
 /* Skyline of the islands' bounding rectangles (at their base orientation,
  * or turned a quarter) at scale L, in order `ord`, by bottom-left or (fit)
- * best fit; fills the placements when everything fits. */
+ * best fit; fills the placements when everything fits.  With several
+ * targets (a fixed scale), a rectangle that fits no more in the current one
+ * starts the next one. */
 /* More rectangles than this go on shelves (next fit, tallest first: linear
  * time), not on the skyline, whose every placement scans the whole skyline
  * (10,000 islands took 90 s). */
@@ -771,7 +773,7 @@ static un_status box_fill(un_packer *pk, double L, const int32_t *ord, int fit, 
 {
     un_engine *E = &pk->E;
     un_skyline *sk = un_skyline_new();
-    int32_t p, quarter = E->os.nangles % 4 == 0 ? E->os.nangles / 4 : -1;
+    int32_t p, quarter = E->os.nangles % 4 == 0 ? E->os.nangles / 4 : -1, bin = 0, in_bin = 0;
     int shelves = E->n > BOX_SHELF_AT;
     double shelf[3] = {0, 0, 0}, W, H;
     /* rectangles grown by half the margin (and a clearance of 4 grid steps)
@@ -794,19 +796,24 @@ static un_status box_fill(un_packer *pk, double L, const int32_t *ord, int fit, 
         un_island_bbox(&E->os, E->isl + k, 0, 1, E->q, &lo, &hi);
         w = (double)(hi.x - lo.x) * E->q + 2 * grow;
         h = (double)(hi.y - lo.y) * E->q + 2 * grow;
-        if (shelves) {
-            if (!shelf_place(shelf, W, H, w, h, &x, &y)) goto done;
-        } else {
-            if (!un_skyline_place(sk, w, h, quarter > 0, fit, &x, &y, &rot)) goto done;
-            if ((s = un_skyline_add(sk, x, y, rot ? h : w, rot ? w : h)) != UN_OK) goto done;
+        while (shelves ? !shelf_place(shelf, W, H, w, h, &x, &y)
+                       : !un_skyline_place(sk, w, h, quarter > 0, fit, &x, &y, &rot)) {
+            /* the next target, if there is one and this one holds anything */
+            if (!in_bin || bin + 1 >= E->nbins_max) goto done;
+            bin++;
+            in_bin = 0;
+            shelf[0] = shelf[1] = shelf[2] = 0;
+            if ((s = un_skyline_reset(sk, W, H)) != UN_OK) goto done;
         }
+        if (!shelves && (s = un_skyline_add(sk, x, y, rot ? h : w, rot ? w : h)) != UN_OK) goto done;
+        in_bin++;
         o = rot ? quarter : 0;
         un_island_bbox(&E->os, E->isl + k, o, 1, E->q, &lo, &hi);
         E->seq[p] = k;
         E->pl[p].placed = 1;
         E->pl[p].orient = o;
         E->pl[p].sigma = 0;
-        E->pl[p].bin = 0;
+        E->pl[p].bin = bin;
         /* the island's box (grid) starts inside its grown rectangle */
         E->pl[p].t.x = un_llround((x + pad - half + grow) / E->q) - lo.x;
         E->pl[p].t.y = un_llround((y + pad - half + grow) / E->q) - lo.y;
@@ -853,7 +860,8 @@ static int cmp_box(int32_t a, int32_t b, const void *vctx)
  * largest perimeter, longest short side first), each with the skyline's
  * bottom-left and best-fit rules, the smallest scale at which the skyline
  * fits everything; the best of them.  Beyond BOX_SHELF_AT islands, shelves
- * of the tallest first. */
+ * of the tallest first.  At a fixed scale: the tallest first, at that
+ * scale, over as many targets as it takes. */
 static un_status start_box(un_packer *pk, double L_area)
 {
     un_engine *E = &pk->E;
@@ -861,6 +869,17 @@ static un_status start_box(un_packer *pk, double L_area)
     int32_t key, i, tries, keys = E->n > BOX_SHELF_AT ? 1 : 2 * BOX_ORDERS;
     un_status s = UN_OK;
     if (!ord || !tmp) { free(ord); free(tmp); return UN_ENOMEM; }
+    if (E->nbins_max > 0) {
+        int ok = 0;
+        box_ctx c;
+        c.E = E;
+        c.key = 0;
+        for (i = 0; i < E->n; i++) ord[i] = i;
+        un_sort_idx(ord, E->n, cmp_box, &c, tmp);
+        s = box_fill(pk, L_area, ord, 0, &ok);
+        if (s == UN_ERANGE) s = UN_ENOFIT;   /* islands beyond the grid's range */
+        keys = 0;
+    }
     for (key = 0; key < keys && s == UN_OK; key++) {
         box_ctx c;
         int fit = key >= BOX_ORDERS;
@@ -1011,10 +1030,10 @@ static un_status start_layout(un_packer *pk, volatile int *cancel)
     L_grid = sqrt(total / free_area);
     if (pk->opt.fixed_scale > 0) L_area = L_grid = 1 / pk->opt.fixed_scale;
     if ((s = prepare(pk, L_grid)) != UN_OK) return s;
-    if (pk->opt.fixed_scale > 0) return start_fixed(pk);
     /* the skyline knows nothing of locked islands: with them, boxes go
      * through the general engine (the caller passes box outlines) */
     if (pk->opt.box && E->nlocked == 0) return start_box(pk, L_area);
+    if (pk->opt.fixed_scale > 0) return start_fixed(pk);
     /* first layout: the bottom-left fill (every r = f = 0) at the first
      * container tried where everything fits; run() then bisects down
      * before it anneals.  Until then the islands stay inflated over a

@@ -318,3 +318,23 @@ def test_a_margin_that_leaves_no_room_says_so_with_or_without_a_limit(kw):
     uvs, faces = small_triangles(12)
     with pytest.raises(ValueError, match="cannot fit"):
         uvnest.Packer(uvs, faces, margin=0.6, padding=0.3, **kw)
+
+
+def test_a_fixed_scale_time_limit_gives_a_box_layout_over_several_tiles():
+    # at a fixed scale the box layout fills tile after tile (its exact
+    # first layout of 1,000 islands takes seconds: a first fit through the
+    # general engine)
+    from tests.test_tiles import _check_tiles
+    uvs, faces = small_triangles(1000, seed=2)
+    uvs = uvs * 2.0     # twice a tile's side: several tiles
+    limit = 0.5
+    t0 = time.perf_counter()
+    p = uvnest.Packer(uvs, faces, scale="fixed", margin=0.002, time_limit=limit)
+    took = time.perf_counter() - t0
+    assert took < limit + _slack(limit), f"Packer(scale='fixed', time_limit={limit}) took {took:.3f} s"
+    res = p.best
+    assert res.kind == "box" and not p.exact
+    assert res.tile_count >= max(2, res.tile_lower_bound)
+    _check_tiles(res, faces, 0.002)
+    # the islands keep their size
+    assert all(abs(t.scale - 1.0) < 1e-12 for t in res.transforms)
