@@ -839,14 +839,16 @@ class Packer:
     @property
     def exact(self) -> bool:
         """Whether the exact first layout exists (False while ``best`` is
-        the box layout a time limit left; ``step()`` builds it)."""
+        the box layout a time limit left; ``step()`` builds it).  ``best``
+        stays the box layout while it beats the engine's layouts."""
         return self._exact
 
     def _offer(self, result: PackResult) -> bool:
-        """Make ``result`` the best layout when it beats it (a box layout
-        may beat the engine's first layouts); True when it did."""
+        """Make the engine's ``result`` the best layout: always over an
+        engine layout (the engine judged it better), over the box layout
+        when it beats it; True when it did."""
         old = self._best
-        if old is not None:
+        if old is not None and old.kind == "box":
             if self._opt.fixed:
                 if (result.tile_count, -result.tile_fill) >= (old.tile_count, -old.tile_fill):
                     return False
