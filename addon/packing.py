@@ -534,7 +534,9 @@ class Packer:
         tiny = 1e-6 * (ext if ext > 0 else 1.0)
         self._shapes = []     # per moving island: what the engine packs, pre-scaled
         self._areas = []
-        for k, isl in zip(self._prescale, moving):
+        for j, (k, isl) in enumerate(zip(self._prescale, moving)):
+            if j % 4096 == 4095:
+                self._check_cancel()
             rings, area = _packing_shape(isl, o.shape, tiny)
             self._shapes.append([r * k for r in rings])
             self._areas.append(area * k * k)
@@ -627,6 +629,8 @@ class Packer:
                             o.cache_bytes, o.anneal_max, 1.0 if o.fixed else 0.0,
                             len(o.tiles) if o.fixed else 0, box)
         for k, (rings, area) in enumerate(zip(self._shapes, self._areas)):
+            if k % 4096 == 4095:   # 100,000 islands take a few tenths of a second
+                self._check_cancel()
             if only is None or k == only:
                 core.add_island(rings, area)
         if only is None:
@@ -691,7 +695,9 @@ class Packer:
         thin = (box[:, 2] - box[:, 0] < tiny) | (box[:, 3] - box[:, 1] < tiny)
         box[thin] += np.array([-tiny, -tiny, tiny, tiny])
         corners = box[:, [0, 1, 2, 1, 2, 3, 0, 3]].reshape(-1, 4, 2)
-        for ring, area in zip(corners, self._areas):
+        for k, (ring, area) in enumerate(zip(corners, self._areas)):
+            if k % 4096 == 4095:
+                self._check_cancel()
             core.add_island([ring], area)
         for k, g in enumerate(self._group_of):
             if g >= 0:
