@@ -228,7 +228,6 @@ def test_checker_handles_a_thousand_islands_quickly():
     assert time.perf_counter() - t0 < 10.0
 
 
-@pytest.mark.skipif(not puzzles_dir().is_dir(), reason="shared/data/puzzles not found")
 def test_puzzles_become_non_overlapping_unit_area_islands():
     m = load_puzzle(puzzles_dir() / "dighe1.json")
     isl = analyse(m)

@@ -23,8 +23,8 @@ area, so a bound on s is a bound on coverage.  Two bounds on s:
   square inscribed in its disc, and the checker's tolerance is allowed for.
 
 Where a packer reaches a bound, nothing can beat it by more than the bound's
-margin over the other packer - which is how the README explains the
-homedecor ratios near 1.01.
+margin over the other packer - which is how docs/performance.md explains
+the homedecor ratios near 1.01.
 
     python -m tests.bench.bounds bench-results/results.json
 

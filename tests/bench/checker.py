@@ -1,6 +1,6 @@
 """The one independent layout checker, used for every packer (shapely based).
 
-Definitions (DESIGN.md section 6):
+Definitions (see also docs/design.md):
 
 * **Island**: a connected component of faces that share an edge (two
   consecutive UV indices), which is Blender's notion.  Faces that share only
