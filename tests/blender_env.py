@@ -239,6 +239,24 @@ def blender_env(extra_paths: Sequence[PathLike] = (), base: Optional[dict[str, s
     return env
 
 
+def without_venv(env: dict[str, str]) -> dict[str, str]:
+    """``env`` less this virtual environment, for Debian's ``blender``.
+
+    Blender finds the prefix of its embedded (system) Python through the
+    first ``python3.X`` on ``PATH``: run from an activated venv (as
+    ``.ci/run`` runs the tests), it would take the venv's site-packages,
+    numpy 2 and the installed uvnest included, instead of its own.
+    """
+    env = dict(env)
+    env.pop("VIRTUAL_ENV", None)
+    if sys.prefix != sys.base_prefix:
+        venv = Path(sys.prefix).resolve()
+        keep = [p for p in env.get("PATH", "").split(os.pathsep)
+                if p and venv not in (Path(p).resolve(), *Path(p).resolve().parents)]
+        env["PATH"] = os.pathsep.join(keep)
+    return env
+
+
 def make_uvnest_shim(folder: Path) -> Path:
     """Create ``folder/uvnest`` as a symlink to the installed uvnest package; return ``folder``.
 

@@ -30,7 +30,7 @@ if __package__ in (None, ""):  # plain `pytest` puts tests/ first on sys.path, n
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import uvnest  # noqa: E402
-from tests.blender_env import blender_env, require_bpy_python  # noqa: E402
+from tests.blender_env import blender_env, require_bpy_python, without_venv  # noqa: E402
 
 pytestmark = pytest.mark.blender
 
@@ -253,7 +253,7 @@ def system_blender() -> Path:
         pytest.skip("real Blender (the blender program, Debian's package in CI) unavailable: no blender on PATH")
     expr = "import bpy, sys, numpy; print('UVNEST-VERSIONS', *bpy.app.version[:2], *sys.version_info[:2])"
     proc = subprocess.run([exe, "-b", "--factory-startup", "--python-expr", expr], capture_output=True, text=True,
-                          timeout=300, env=blender_env())
+                          timeout=300, env=without_venv(blender_env()))
     found = re.search(r"^UVNEST-VERSIONS (\d+) (\d+) (\d+) (\d+)$", proc.stdout, re.M)
     if found is None:
         pytest.skip(f"real Blender ({exe}) does not run or has no numpy: {(proc.stdout + proc.stderr)[-1000:]}")
@@ -272,7 +272,7 @@ def test_legacy_addon_installs_enables_and_removes_in_blender(system_blender: Pa
     proc = subprocess.run([str(system_blender), "-b", "--factory-startup", "--python-exit-code", "1",
                            "--python", str(SCRIPTS / "extension_zip.py"), "--", "legacy", str(legacy_zip),
                            str(tmp_path)], capture_output=True, text=True, timeout=600,
-                          env=blender_env(base=base), cwd=tmp_path)
+                          env=without_venv(blender_env(base=base)), cwd=tmp_path)
     out = _result(proc)
     nothing = {"operator": False, "panel": False, "scene_property": False, "menu_entries": 0}
     assert out["before"] == nothing

@@ -27,7 +27,7 @@ import pytest
 if __package__ in (None, ""):  # plain `pytest` puts tests/ first on sys.path, not the repository
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.blender_env import blender_env, make_uvnest_shim  # noqa: E402
+from tests.blender_env import blender_env, make_uvnest_shim, without_venv  # noqa: E402
 from tests.corpus import homedecor_dir  # noqa: E402
 
 pytestmark = pytest.mark.blender
@@ -60,8 +60,7 @@ def session() -> Dict[str, Any]:
     subprocess.run([blender, "-b", "--factory-startup", "--python-expr",
                     f"import bpy; bpy.ops.wm.save_as_mainfile(filepath={str(empty)!r})"],
                    check=True, capture_output=True, timeout=120)
-    env = blender_env(shim_dir=make_uvnest_shim(out / "shim"))
-    env.pop("PYTHONNOUSERSITE", None)  # the system Python's numpy is Blender's numpy
+    env = without_venv(blender_env(shim_dir=make_uvnest_shim(out / "shim")))
     cmd = ["xvfb-run", "-a", "-s", "-screen 0 1280x800x24", blender, "--factory-startup",
            "--enable-event-simulate", str(empty), "--python", str(SCRIPT), "--", str(out), str(model), *CASES]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=RUN_TIMEOUT, env=env)
@@ -80,6 +79,7 @@ def case(session: Dict[str, Any], name: str) -> Dict[str, Any]:
 
 def test_the_window_is_real_blender_without_tracebacks(session: Dict[str, Any]) -> None:
     assert session["result"]["blender"].startswith(("3.", "4.", "5."))
+    assert session["result"]["numpy"].startswith("1."), "Blender ran with the test venv's numpy, not its own"
     assert "Traceback" not in session["log"], session["log"][-4000:]
     assert "uvnest stopped" not in session["log"]
 

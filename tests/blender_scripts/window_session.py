@@ -38,7 +38,7 @@ args = sys.argv[sys.argv.index("--") + 1:]
 OUT = Path(args[0])
 MODEL = Path(args[1])
 CASES = args[2:]
-results: Dict[str, Any] = {"blender": bpy.app.version_string}
+results: Dict[str, Any] = {"blender": bpy.app.version_string, "numpy": np.__version__}
 #: Seconds between two looks at the mesh while waiting for layouts.
 LOOK = 0.02
 
