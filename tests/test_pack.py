@@ -354,6 +354,7 @@ def test_time_limits_are_kept():
     assert_valid(res, uvs, faces, margin=0.001)
 
 
+@pytest.mark.slow
 def test_time_limits_hold_when_one_move_takes_longer():
     # with hundreds of islands a move (a whole decode) takes longer than the
     # limit: the limit still holds, by cancelling the move under way, and
@@ -877,10 +878,7 @@ def test_overlapping_islands_move_together():
 
 @pytest.mark.parametrize("name", ["dighe1", "terashima2-TA001C5-bin0"])
 def test_puzzles_pack_validly_to_a_sane_density(name):
-    path = puzzles_dir() / f"{name}.json"
-    if not path.exists():
-        pytest.skip(f"puzzle {path} not found")
-    model = load_puzzle(path)
+    model = load_puzzle(puzzles_dir() / f"{name}.json")  # vendored in tests/data: never missing
     first = uvnest.Packer(model.uvs, model.faces, margin=0.0, rotation=model.rotation).best
     res = uvnest.pack(model.uvs, model.faces, margin=0.0, rotation=model.rotation, time_limit=1.5)
     assert_valid(res, model.uvs, model.faces, margin=0.0, rotation=model.rotation)
@@ -1004,6 +1002,7 @@ def _assembled_jigsaws(rotation: str, quarter_turned: bool = False) -> list:
     return results
 
 
+@pytest.mark.slow
 def test_interlocking_jigsaws_are_assembled():
     """Pieces with tabs and sockets (rotation none) go together only where
     each one is hugged on every side.  The contact search (every island at
@@ -1016,6 +1015,7 @@ def test_interlocking_jigsaws_are_assembled():
     assert sum(c >= 0.99 for c in coverages) >= 5, coverages
 
 
+@pytest.mark.slow
 def test_quarter_turned_jigsaws_are_assembled():
     """Interlocking pieces each given in a random quarter turn of the way
     they fit, packed with rotation 90: the contact search takes each piece
@@ -1039,10 +1039,7 @@ def test_more_puzzles_for_longer():
     names = ["dighe1", "dighe2", "terashima1-TA001-bin0", "terashima2-TX023C12C15-bin1"]
     lines = []
     for name in names:
-        path = puzzles_dir() / f"{name}.json"
-        if not path.exists():
-            pytest.skip(f"puzzle {path} not found")
-        model = load_puzzle(path)
+        model = load_puzzle(puzzles_dir() / f"{name}.json")
         res = uvnest.pack(model.uvs, model.faces, margin=0.0, rotation=model.rotation, time_limit=5.0)
         assert_valid(res, model.uvs, model.faces, margin=0.0, rotation=model.rotation)
         density = res.coverage / model.optimum
