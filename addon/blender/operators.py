@@ -88,13 +88,12 @@ def _same_bits(a: np.ndarray, b: np.ndarray) -> bool:
 class EditMeshUVs:
     """One mesh in edit mode, held by identity, never by its elements.
 
-    Keeps the object, its mesh and the BMesh wrapper (checked on every use),
+    Keeps the mesh and its BMesh wrapper (checked on every use),
     the faces that move and, for their loops, the original UVs and the UVs
     written into the mesh so far.
     """
 
     def __init__(self, obj: Object) -> None:
-        self.obj = obj
         self.mesh = obj.data
         self.name = obj.name
         self.bm = bmesh.from_edit_mesh(self.mesh)
@@ -181,11 +180,6 @@ class EditMeshUVs:
         """Start writing ``uvs`` (one row per moving loop)."""
         self._target = np.asarray(uvs, np.float32)
         self._cursor = 0
-
-    @property
-    def writing(self) -> bool:
-        """True while a layout is only partly written."""
-        return self._target is not None
 
     def write_some(self, deadline: float) -> bool:
         """Write the started layout until ``deadline`` (``time.perf_counter``);
