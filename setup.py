@@ -55,7 +55,7 @@ class BuildExt(build_ext):
 sources = sorted(glob.glob(os.path.join("csrc", "*.c")))
 
 setup(
-    packages=["uvnest", "uvnest.io", "uvnest.blender"],
+    packages=["uvnest", "uvnest.cli", "uvnest.io", "uvnest.blender"],
     package_dir={"uvnest": "addon"},
     package_data={"uvnest": ["blender_manifest.toml", "data/*", "py.typed"]},
     ext_modules=[

@@ -26,7 +26,7 @@ import numpy as np
 from . import _core
 from ._faces import FacesLike, check_finite, check_uvs, faces_csr
 
-__all__ = ["Island", "clipped_area", "find_islands", "island_faces_of"]
+__all__ = ["Island", "clipped_area", "tile_coverage", "find_islands", "island_faces_of"]
 
 
 @dataclass
@@ -135,6 +135,18 @@ def clipped_area(rings: Sequence[np.ndarray], box: Tuple[float, float, float, fl
         if len(pts) >= 3:
             clipped.append(pts)
     return abs(float(ring_areas(clipped).sum()))
+
+
+def tile_coverage(islands: Sequence["Island"], box: Tuple[float, float, float, float] = (0.0, 0.0, 1.0, 1.0)) -> float:
+    """Share of ``box`` covered by the union of the islands.
+
+    ``islands`` must come from ``find_islands(..., merge_overlapping=True)``:
+    then each island's outline is the exact union of its faces and distinct
+    islands do not overlap, so the union's area is the sum of the islands'
+    areas clipped to the box.
+    """
+    x0, y0, x1, y1 = box
+    return sum(clipped_area(isl.outline, box) for isl in islands) / ((x1 - x0) * (y1 - y0))
 
 
 def ring_areas(rings: Sequence[np.ndarray]) -> np.ndarray:

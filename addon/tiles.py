@@ -16,7 +16,7 @@ from . import _core
 from ._faces import faces_csr
 from .islands import Island, ring_areas
 
-__all__ = ["pack_pow2_squares", "udim_origin", "default_tiles", "texel_scales", "inflated_area",
+__all__ = ["pack_pow2_squares", "udim_origin", "udim_box", "default_tiles", "texel_scales", "inflated_area",
            "tile_lower_bound", "snap_translations"]
 
 MAX_TILES = 256          # the engine's limit on tiles in one packing
@@ -28,6 +28,12 @@ def udim_origin(tile: int) -> Tuple[int, int]:
     if not (isinstance(tile, (int, np.integer)) and 1001 <= tile <= 1999 and (tile - 1001) % 10 < 10):
         raise ValueError(f"UDIM tile numbers run from 1001 to 1999, got {tile!r}")
     return (int(tile) - 1001) % 10, (int(tile) - 1001) // 10
+
+
+def udim_box(tile: int) -> Tuple[float, float, float, float]:
+    """The square of UDIM tile ``tile`` as ``(x0, y0, x1, y1)``."""
+    u, v = udim_origin(tile)
+    return (float(u), float(v), u + 1.0, v + 1.0)
 
 
 def default_tiles(count: int = DEFAULT_TILE_COUNT) -> Tuple[int, ...]:
