@@ -37,6 +37,7 @@ import numpy as np
 from . import _core, tiles as _tiles
 from ._faces import FacesLike
 from .islands import Island, clipped_area, find_islands, island_faces_of
+from .stacking import DEFAULT_TOLERANCE as DEFAULT_STACK_TOLERANCE, Stack, stack_islands
 from .tiles import pack_pow2_squares
 
 __all__ = ["Cancel", "Cancelled", "IslandTransform", "PackResult", "Packer", "pack", "pack_pow2_squares",
@@ -177,6 +178,8 @@ class PackResult:
             covered (1 when every tile is full).
         split_groups: affinity group keys whose islands ended up in more
             than one tile.
+        stacks: the stacks of similar islands packed as one
+            (``stack_similar``; see :class:`uvnest.stacking.Stack`).
         kind: ``'exact'`` for a layout of the packer's own engine (the
             exact first layout of the requested shape, or one the search
             found); ``'box'`` for the box layout (the skyline of the
@@ -200,6 +203,7 @@ class PackResult:
     tile_fill: float = 0.0
     split_groups: List = field(default_factory=list)
     kind: str = "exact"
+    stacks: List[Stack] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -378,6 +382,16 @@ def _apply(t: IslandTransform, p: np.ndarray) -> np.ndarray:
                             t.scale * (s * p[:, 0] + c * p[:, 1]) + t.translation[1]])
 
 
+def _compose(t: IslandTransform, m: IslandTransform) -> IslandTransform:
+    """The transform ``t`` after ``m`` (``t(m(p))``; ``m`` without scale)."""
+    if m == IDENTITY:
+        return t
+    # F R(a) = R(-a) F: a mirrored t turns m's rotation the other way
+    turn = t.rotation - m.rotation if t.flipped else t.rotation + m.rotation
+    (tx, ty), = _apply(t, np.array([m.translation]))
+    return IslandTransform(turn, t.flipped != m.flipped, (float(tx), float(ty)), t.scale)
+
+
 def apply_transforms(uvs, islands: Sequence[Island], transforms: Sequence[IslandTransform]) -> np.ndarray:
     """A new UV array with each island's UVs moved by its transform (the
     island's ``uv_indices``); UVs of no island are copied unchanged.  Use it
@@ -414,6 +428,17 @@ def _island_groups(groups, moving: List[Island], n_faces: int) -> Tuple[list, np
     of = np.array([int(np.bincount(codes[isl.faces]).argmax()) for isl in moving], dtype=np.int64)
     used, of = np.unique(of, return_inverse=True)
     return [keys[k].item() if hasattr(keys[k], "item") else keys[k] for k in used], of.reshape(-1)
+
+
+def _stack_tolerance(stack_similar: Union[bool, float]) -> Optional[float]:
+    """The similarity tolerance ``stack_similar`` asks for, None for no stacking."""
+    if isinstance(stack_similar, (bool, np.bool_)):
+        return DEFAULT_STACK_TOLERANCE if stack_similar else None
+    tolerance = _number(stack_similar, "stack_similar")
+    if not tolerance < 0.5:
+        raise ValueError(f"stack_similar must be True, False or a tolerance from 0 to 0.5 (a fraction of the "
+                         f"island's size), got {stack_similar!r}")
+    return tolerance
 
 
 class Packer:
@@ -474,6 +499,12 @@ class Packer:
             first layout is not ready by then, ``best`` is the box layout
             (``best.kind == 'box'``, ``exact`` False) and ``step()`` goes on
             with the exact one.  Finding the islands is not bounded.
+        stack_similar: pack similar islands as one, stacked on each other
+            (default False): islands that are copies of each other up to
+            rotation (and mirroring, with ``flip``) within a tolerance, a
+            fraction of the island's size (True: 0.001).  Each stack packs
+            as the union of its aligned copies; ``stacks`` (and the
+            result's ``stacks``) say which islands were stacked and how.
         cancel: a :class:`Cancel`; when set, construction raises
             :class:`Cancelled` within a few tens of milliseconds, and later
             ``step()`` / ``improvements()`` stop as with :meth:`cancel`.
@@ -506,7 +537,8 @@ class Packer:
                  scale: str = "fit", tiles: Optional[Sequence[int]] = None,
                  texel_density: Optional[float] = None, positions=None, groups=None,
                  pixel_perfect: bool = False, block_align: Optional[int] = None,
-                 time_limit: Optional[float] = None, cancel: Optional[Cancel] = None) -> None:
+                 stack_similar: Union[bool, float] = False, time_limit: Optional[float] = None,
+                 cancel: Optional[Cancel] = None) -> None:
         self._t0 = time.perf_counter()
         limit = _seconds(time_limit, "time_limit")
         if cancel is not None and not isinstance(cancel, Cancel):
@@ -517,20 +549,30 @@ class Packer:
                                  merge_overlapping, target, padding, seed, cache_mb, anneal_max, scale, tiles,
                                  pixel_perfect, block_align)
         self._uvs = np.array(uvs, dtype=np.float64, copy=True)
+        #: the islands (as :func:`find_islands` finds them with ``merge_overlapping``)
         self.islands: List[Island] = find_islands(self._uvs, faces, mesh_faces=mesh_faces,
                                                   merge_overlapping=o.merge_overlapping,
                                                   checkpoint=self._check_cancel)
         self._check_cancel()
         n_faces = int(sum(isl.faces.size for isl in self.islands))
-        self._island_of_face = island_faces_of(self.islands, n_faces)
         self._locked = _locked_islands(locked, self.islands, n_faces)
+        #: the stacks of similar islands (``stack_similar``), each packed as one island
+        self.stacks: List[Stack] = []
+        #: what the engine packs: the islands, a stack of similar ones as one
+        self._units = self.islands
+        #: per island its unit and the alignment that puts it there (with stacks)
+        self._unstack: Optional[Tuple[np.ndarray, np.ndarray, List[IslandTransform]]] = None
+        tolerance = _stack_tolerance(stack_similar)
+        if tolerance is not None:
+            self._stack(faces, tolerance)
+        self._island_of_face = island_faces_of(self.islands, n_faces)
         self._moving = np.flatnonzero(~self._locked)
         if self._moving.size == 0:
             raise ValueError("there is nothing to pack: every island is locked")
-        moving = [self.islands[i] for i in self._moving]
+        moving = [self._units[i] for i in self._moving]
         self._prescale = self._island_scales(moving, faces, mesh_faces, texel_density, positions)
         self._group_keys, self._group_of = _island_groups(groups, moving, n_faces)
-        ext = float(np.ptp(self._uvs[np.concatenate([isl.uv_indices for isl in self.islands])], axis=0).max())
+        ext = float(np.ptp(self._uvs[np.concatenate([isl.uv_indices for isl in self._units])], axis=0).max())
         tiny = 1e-6 * (ext if ext > 0 else 1.0)
         self._shapes = []     # per moving island: what the engine packs, pre-scaled
         self._areas = []
@@ -543,7 +585,7 @@ class Packer:
         self._areas = np.array(self._areas)
         self._fixed_shapes = [self._locked_shape(i, tiny) for i in np.flatnonzero(self._locked)]
         #: area of the locked islands inside the target (they may reach out of it)
-        self._locked_area = sum(clipped_area(rings, o.target) if self.islands[i].area > 0 else 0.0
+        self._locked_area = sum(clipped_area(rings, o.target) if self._units[i].area > 0 else 0.0
                                 for i, rings in zip(np.flatnonzero(self._locked), self._fixed_shapes))
         self._check_cancel()
         self._lock = threading.Lock()
@@ -586,6 +628,23 @@ class Packer:
 
     # ------------------------------------------------------------ set-up
 
+    def _stack(self, faces, tolerance: float) -> None:
+        """Pack the stacks of similar islands as one unit each."""
+        was_locked = self._locked
+        aligned, self._units, unit_of, self.stacks = stack_islands(
+            self._uvs, faces, self.islands, np.flatnonzero(~was_locked), tolerance, self._opt.flip)
+        if not self.stacks:
+            return
+        alignment = [IDENTITY] * len(self.islands)
+        for stack in self.stacks:
+            for i, m in zip(stack.members, stack.alignments):
+                alignment[i] = IslandTransform(m.rotation, m.flipped, m.translation, 1.0)
+        self._unstack = (self._uvs, unit_of, alignment)
+        self._uvs = aligned
+        self._locked = np.zeros(len(self._units), dtype=bool)
+        self._locked[unit_of[was_locked]] = True
+        self._check_cancel()
+
     def _island_scales(self, moving: List[Island], faces, mesh_faces, texel_density, positions) -> np.ndarray:
         """Per moving island the scale applied before packing (1, or the
         scale that gives it ``texel_density``)."""
@@ -606,11 +665,11 @@ class Packer:
 
     def _locked_shape(self, i: int, tiny: float) -> List[np.ndarray]:
         """A locked island's outline, relative to the first tile."""
-        rings, _ = _packing_shape(self.islands[i], "concave", tiny)
+        rings, _ = _packing_shape(self._units[i], "concave", tiny)
         if not self._opt.fixed:
             return rings
         u0, v0 = _tiles.udim_origin(self._opt.tiles[0])
-        x0, y0, x1, y1 = self.islands[i].bbox
+        x0, y0, x1, y1 = self._units[i].bbox
         if not (u0 <= x0 and x1 <= u0 + 1 and v0 <= y0 and y1 <= v0 + 1):
             raise ValueError(f"locked island {i} is not inside tile {self._opt.tiles[0]}, the first tile "
                              "(with scale='fixed' locked islands must lie in the first tile)")
@@ -690,7 +749,7 @@ class Packer:
                             len(o.tiles) if o.fixed else 0, True)
         # each island's UVs' bounding box (it holds every face, slivers
         # too), pre-scaled, and a tiny square for islands without area
-        box = np.array([self.islands[i].bbox for i in self._moving]) * self._prescale[:, None]
+        box = np.array([self._units[i].bbox for i in self._moving]) * self._prescale[:, None]
         tiny = 1e-6 * max(float(np.ptp(box[:, [0, 2]])), float(np.ptp(box[:, [1, 3]])), 1e-300)
         thin = (box[:, 2] - box[:, 0] < tiny) | (box[:, 3] - box[:, 1] < tiny)
         box[thin] += np.array([-tiny, -tiny, tiny, tiny])
@@ -715,7 +774,7 @@ class Packer:
             try:
                 self._engine(False, only=k).start()
             except ValueError:
-                x0, y0, x1, y1 = self.islands[i].bbox
+                x0, y0, x1, y1 = self._units[i].bbox
                 s = self._prescale[k]
                 raise ValueError(f"island {int(i)} ({(x1 - x0) * s:.4g} x {(y1 - y0) * s:.4g} at the requested "
                                  "scale) is larger than a tile with this margin and padding") from None
@@ -778,14 +837,19 @@ class Packer:
         origins = np.array([_tiles.udim_origin(t) for t in numbers], dtype=np.float64).reshape(-1, 2)[which.reshape(-1)]
         if o.fixed:
             trans = trans + origins
-        n = len(self.islands)
+        n = len(self._units)
         transforms: List[IslandTransform] = [IDENTITY] * n
         island_tiles = np.full(n, 1001 if not o.fixed else o.tiles[0], dtype=np.int64)
         for j, i in enumerate(self._moving):
             transforms[i] = IslandTransform(float(angle[j]), bool(flip[j]), (float(trans[j, 0]), float(trans[j, 1])),
                                             float(scale[j]))
             island_tiles[i] = tile_numbers[j]
-        uvs = apply_transforms(self._uvs, self.islands, transforms)
+        if self._unstack is not None:   # per island: its unit's transform after its alignment
+            original, unit_of, alignment = self._unstack
+            transforms = [_compose(transforms[u], m) for u, m in zip(unit_of, alignment)]
+            return self._packed(apply_transforms(original, self.islands, transforms), transforms,
+                                island_tiles[unit_of], scale, bins, kind)
+        uvs = apply_transforms(self._uvs, self._units, transforms)
         return self._packed(uvs, transforms, island_tiles, scale, bins, kind)
 
     def _packed(self, uvs, transforms, island_tiles, scale, bins, kind: str) -> PackResult:
@@ -804,7 +868,8 @@ class Packer:
                           scale=float(scale[0] / self._prescale[0]), iterations=int(st["moves"]),
                           elapsed=time.perf_counter() - self._t0, seed=o.seed, tile_of_island=island_tiles,
                           tile_count=int(used.size), tile_lower_bound=self._lower_bound(scale),
-                          tile_fill=float(np.sum(shares ** 2) / used.size), split_groups=split, kind=kind)
+                          tile_fill=float(np.sum(shares ** 2) / used.size), split_groups=split, kind=kind,
+                          stacks=list(self.stacks))
 
     def _lower_bound(self, scale: np.ndarray) -> int:
         o = self._opt

@@ -136,7 +136,8 @@ class Report:
 def check_pack(result, uvs_in: np.ndarray, faces, *, margin: float,
                target: Sequence[float] = (0.0, 0.0, 1.0, 1.0), padding: float = 0.0,
                locked: Sequence[int] = (), flip: Optional[bool] = None, rotation: Optional[str] = None,
-               separated: bool = True, seed: Optional[int] = None, fit: bool = True) -> Report:
+               separated: bool = True, seed: Optional[int] = None, fit: bool = True,
+               stacks: Sequence[Sequence[int]] = ()) -> Report:
     """Check a :class:`uvnest.PackResult` against the input it came from.
 
     ``locked``: island indices (of ``result.islands``) that must not move.
@@ -144,7 +145,9 @@ def check_pack(result, uvs_in: np.ndarray, faces, *, margin: float,
     ``'90'`` restrict the angles ('any' is checked by the caller, as its
     angles are relative to each island's own base orientation).
     ``separated``: the input islands neither overlap nor touch, so the
-    packer's islands must be exactly the face components.
+    packer's islands must be exactly the face components.  ``stacks``:
+    groups of islands stacked on one another (``stack_similar``): no margin
+    between them.
     """
     problems: List[str] = []
     uvs_in = np.asarray(uvs_in, dtype=np.float64)
@@ -259,7 +262,11 @@ def check_pack(result, uvs_in: np.ndarray, faces, *, margin: float,
         sel = left < right
         left, right = left[sel], right[sel]
         both_locked = np.isin(left, list(locked_set)) & np.isin(right, list(locked_set))
-        left, right = left[~both_locked], right[~both_locked]
+        stack_of = np.arange(n)
+        for k, members in enumerate(stacks):
+            stack_of[list(members)] = n + k
+        stacked = stack_of[left] == stack_of[right]
+        left, right = left[~both_locked & ~stacked], right[~both_locked & ~stacked]
         if left.size:
             d = shapely.distance(geoms[left], geoms[right])
             min_d = float(d.min())
