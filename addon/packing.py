@@ -25,6 +25,7 @@ the main thread the C work runs in a helper thread, so Ctrl-C
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import math
 import threading
 import time
@@ -226,6 +227,10 @@ class _Options:
     check_margin: float                     # margin a snapped layout is checked at (blocks included)
     engine_margin: float                    # margin the engine keeps (room for snapping and blocks)
     engine_padding: float
+    #: (W, H) / max(W, H) of a texture_size: the packing space is texel
+    #: space, uv * aspect, where islands keep their shape in texels;
+    #: target and grid above are in that space
+    aspect: Tuple[float, float] = (1.0, 1.0)
 
 
 def _angles(rotation: str, rotation_step: float) -> Tuple[np.ndarray, bool]:
@@ -246,6 +251,14 @@ def _texture(texture_size) -> Optional[Tuple[int, int]]:
     if len(size) != 2 or not all(isinstance(v, (int, np.integer)) and v > 0 for v in size):
         raise ValueError(f"texture_size must be a positive integer or (width, height), got {texture_size!r}")
     return int(size[0]), int(size[1])
+
+
+def _aspect(texture: Optional[Tuple[int, int]]) -> Tuple[float, float]:
+    """Texel space per UV unit, the larger side 1: ``(W, H) / max(W, H)``."""
+    if texture is None:
+        return 1.0, 1.0
+    side = max(texture)
+    return texture[0] / side, texture[1] / side
 
 
 def _number(value, name: str, low: float = 0.0) -> float:
@@ -299,6 +312,9 @@ def _options(margin: float, margin_px: Optional[float], texture_size, rotation: 
     if tiles is not None and scale != "fixed":
         raise ValueError("tiles needs scale='fixed'")
     tile_list = _tiles.checked_tiles(tiles) if scale == "fixed" else (1001,)
+    # texel space (see _Options.aspect): the texel grid is square there
+    ax, ay = aspect = _aspect(texture)
+    t = (t[0] * ax, t[1] * ay, t[2] * ax, t[3] * ay)
     grid = None
     block = 0.0
     if block_align is not None:
@@ -306,12 +322,12 @@ def _options(margin: float, margin_px: Optional[float], texture_size, rotation: 
             raise ValueError(f"block_align must be a whole number of texels >= 1, got {block_align!r}")
         if texture is None:
             raise ValueError("block_align needs texture_size")
-        grid = (block_align / texture[0], block_align / texture[1])
+        grid = (block_align / texture[0] * ax, block_align / texture[1] * ay)
         block = math.hypot(*grid)   # closer than this, two islands could share a block
     elif pixel_perfect:
         if texture is None:
             raise ValueError("pixel_perfect needs texture_size")
-        grid = (1.0 / texture[0], 1.0 / texture[1])
+        grid = (ax / texture[0], ay / texture[1])
     engine_margin, engine_padding = max(margin, block), padding
     if grid is not None:
         # rounding moves each island by at most half a step per axis: a
@@ -331,7 +347,7 @@ def _options(margin: float, margin_px: Optional[float], texture_size, rotation: 
     anneal_max = 0 if anneal_max is None else _whole(anneal_max, "anneal_max", 1)
     return _Options(margin, padding, t, angles, align, flip, shape, merge_overlapping,
                     seed, float(cache_mb) * 2**20, anneal_max, scale == "fixed", tile_list,
-                    texture, grid, max(margin, block), engine_margin, engine_padding)
+                    texture, grid, max(margin, block), engine_margin, engine_padding, aspect)
 
 
 def _packing_shape(isl: Island, shape: str, tiny: float) -> Tuple[List[np.ndarray], float]:
@@ -347,6 +363,14 @@ def _packing_shape(isl: Island, shape: str, tiny: float) -> Tuple[List[np.ndarra
         x0, y0, x1, y1 = isl.bbox
         return [np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]])], isl.area
     return isl.outline, isl.area
+
+
+def _in_texel_space(isl: Island, aspect: Tuple[float, float]) -> Island:
+    """``isl`` in texel space (see ``_Options.aspect``)."""
+    ax, ay = aspect
+    x0, y0, x1, y1 = isl.bbox
+    return dataclasses.replace(isl, outline=[r * aspect for r in isl.outline], area=isl.area * ax * ay,
+                               bbox=(x0 * ax, y0 * ay, x1 * ax, y1 * ay))
 
 
 def _locked_islands(locked, islands: List[Island], n_faces: int) -> np.ndarray:
@@ -392,10 +416,15 @@ def _compose(t: IslandTransform, m: IslandTransform) -> IslandTransform:
     return IslandTransform(turn, t.flipped != m.flipped, (float(tx), float(ty)), t.scale)
 
 
-def apply_transforms(uvs, islands: Sequence[Island], transforms: Sequence[IslandTransform]) -> np.ndarray:
+def apply_transforms(uvs, islands: Sequence[Island], transforms: Sequence[IslandTransform],
+                     texture_size: Union[int, Tuple[int, int], None] = None) -> np.ndarray:
     """A new UV array with each island's UVs moved by its transform (the
     island's ``uv_indices``); UVs of no island are copied unchanged.  Use it
-    to re-apply a packing to another copy of the same UVs."""
+    to re-apply a packing to another copy of the same UVs.
+
+    With a non-square ``texture_size`` (W, H), transforms act in texel
+    space, as the packer made them: on ``uv * (W, H) / max(W, H)``.
+    """
     if len(islands) != len(transforms):
         raise ValueError(f"{len(islands)} islands but {len(transforms)} transforms")
     src = np.asarray(uvs, dtype=np.float64)
@@ -409,9 +438,15 @@ def apply_transforms(uvs, islands: Sequence[Island], transforms: Sequence[Island
     size = np.fromiter((u.size for u, _ in moved), dtype=np.int64, count=len(moved))
     c, s, k, tx, ty, f = np.array([(math.cos(t.rotation), math.sin(t.rotation), t.scale, t.translation[0],
                                     t.translation[1], -1.0 if t.flipped else 1.0) for _, t in moved]).repeat(size, axis=0).T
-    x, y = src[idx, 0] * f, src[idx, 1]
-    out[idx, 0] = k * (c * x - s * y) + tx
-    out[idx, 1] = k * (s * x + c * y) + ty
+    ax, ay = _aspect(_texture(texture_size))
+    if (ax, ay) == (1.0, 1.0):
+        x, y = src[idx, 0] * f, src[idx, 1]
+        out[idx, 0] = k * (c * x - s * y) + tx
+        out[idx, 1] = k * (s * x + c * y) + ty
+    else:
+        x, y = src[idx, 0] * ax * f, src[idx, 1] * ay
+        out[idx, 0] = (k * (c * x - s * y) + tx) / ax
+        out[idx, 1] = (k * (s * x + c * y) + ty) / ay
     return out
 
 
@@ -459,6 +494,13 @@ class Packer:
             they would have if they filled the target: a margin that needs
             them smaller (wider than about 0.85 of the target for four
             islands) is reported as leaving no room.
+        texture_size: the texture's side in pixels, or ``(W, H)``.  With
+            W != H the layout is made in texel space: islands keep their
+            shape in texels (not in UV units), ``margin_px``, ``margin``
+            and ``padding`` (fractions of the larger side) and the snapping
+            hold in texels on both axes, and ``transforms`` act on
+            ``uv * (W, H) / max(W, H)`` (``apply_transforms(...,
+            texture_size=)`` applies them).
         rotation: ``'none'``, ``'90'`` or ``'any'`` (default), with
             ``rotation_step`` in degrees for ``'any'`` (default 5, at least
             0.5; angles are relative to each island's minimal bounding box).
@@ -548,20 +590,24 @@ class Packer:
         self._opt = o = _options(margin, margin_px, texture_size, rotation, rotation_step, flip, shape,
                                  merge_overlapping, target, padding, seed, cache_mb, anneal_max, scale, tiles,
                                  pixel_perfect, block_align)
-        self._uvs = np.array(uvs, dtype=np.float64, copy=True)
+        #: the input UVs (a copy: the caller's array is never touched)
+        self._input = np.array(uvs, dtype=np.float64, copy=True)
         #: the islands (as :func:`find_islands` finds them with ``merge_overlapping``)
-        self.islands: List[Island] = find_islands(self._uvs, faces, mesh_faces=mesh_faces,
+        self.islands: List[Island] = find_islands(self._input, faces, mesh_faces=mesh_faces,
                                                   merge_overlapping=o.merge_overlapping,
                                                   checkpoint=self._check_cancel)
         self._check_cancel()
+        #: the UVs in packing space (texel space, see _Options.aspect)
+        self._uvs = self._input * o.aspect if o.aspect != (1.0, 1.0) else self._input
         n_faces = int(sum(isl.faces.size for isl in self.islands))
         self._locked = _locked_islands(locked, self.islands, n_faces)
         #: the stacks of similar islands (``stack_similar``), each packed as one island
         self.stacks: List[Stack] = []
         #: what the engine packs: the islands, a stack of similar ones as one
-        self._units = self.islands
+        self._units = [_in_texel_space(isl, o.aspect) for isl in self.islands] if o.aspect != (1.0, 1.0) \
+            else self.islands
         #: per island its unit and the alignment that puts it there (with stacks)
-        self._unstack: Optional[Tuple[np.ndarray, np.ndarray, List[IslandTransform]]] = None
+        self._unstack: Optional[Tuple[np.ndarray, List[IslandTransform]]] = None
         tolerance = _stack_tolerance(stack_similar)
         if tolerance is not None:
             self._stack(faces, tolerance)
@@ -639,7 +685,7 @@ class Packer:
         for stack in self.stacks:
             for i, m in zip(stack.members, stack.alignments):
                 alignment[i] = IslandTransform(m.rotation, m.flipped, m.translation, 1.0)
-        self._unstack = (self._uvs, unit_of, alignment)
+        self._unstack = (unit_of, alignment)
         self._uvs = aligned
         self._locked = np.zeros(len(self._units), dtype=bool)
         self._locked[unit_of[was_locked]] = True
@@ -660,7 +706,7 @@ class Packer:
         density = _number(texel_density, "texel_density")
         if density <= 0:
             raise ValueError(f"texel_density must be positive, got {texel_density!r}")
-        return _tiles.texel_scales(moving, self._uvs, faces, positions,
+        return _tiles.texel_scales(moving, self._input, faces, positions,
                                    mesh_faces if mesh_faces is not None else faces, density, o.texture)
 
     def _locked_shape(self, i: int, tiny: float) -> List[np.ndarray]:
@@ -668,9 +714,11 @@ class Packer:
         rings, _ = _packing_shape(self._units[i], "concave", tiny)
         if not self._opt.fixed:
             return rings
+        ax, ay = self._opt.aspect
         u0, v0 = _tiles.udim_origin(self._opt.tiles[0])
+        u0, v0 = u0 * ax, v0 * ay
         x0, y0, x1, y1 = self._units[i].bbox
-        if not (u0 <= x0 and x1 <= u0 + 1 and v0 <= y0 and y1 <= v0 + 1):
+        if not (u0 <= x0 and x1 <= u0 + ax and v0 <= y0 and y1 <= v0 + ay):
             raise ValueError(f"locked island {i} is not inside tile {self._opt.tiles[0]}, the first tile "
                              "(with scale='fixed' locked islands must lie in the first tile)")
         return [r - np.array([u0, v0]) for r in rings]
@@ -835,6 +883,7 @@ class Packer:
         tile_numbers = np.array(o.tiles, dtype=np.int64)[np.asarray(bins, dtype=np.int64)]
         numbers, which = np.unique(tile_numbers, return_inverse=True)
         origins = np.array([_tiles.udim_origin(t) for t in numbers], dtype=np.float64).reshape(-1, 2)[which.reshape(-1)]
+        origins *= o.aspect
         if o.fixed:
             trans = trans + origins
         n = len(self._units)
@@ -845,11 +894,11 @@ class Packer:
                                             float(scale[j]))
             island_tiles[i] = tile_numbers[j]
         if self._unstack is not None:   # per island: its unit's transform after its alignment
-            original, unit_of, alignment = self._unstack
+            unit_of, alignment = self._unstack
             transforms = [_compose(transforms[u], m) for u, m in zip(unit_of, alignment)]
-            return self._packed(apply_transforms(original, self.islands, transforms), transforms,
+            return self._packed(apply_transforms(self._input, self.islands, transforms, o.texture), transforms,
                                 island_tiles[unit_of], scale, bins, kind)
-        uvs = apply_transforms(self._uvs, self._units, transforms)
+        uvs = apply_transforms(self._input, self._units, transforms, o.texture)
         return self._packed(uvs, transforms, island_tiles, scale, bins, kind)
 
     def _packed(self, uvs, transforms, island_tiles, scale, bins, kind: str) -> PackResult:
