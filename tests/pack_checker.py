@@ -19,8 +19,10 @@ loose for the engine's documented guarantee, hence this second front end.
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -294,6 +296,17 @@ def check_pack(result, uvs_in: np.ndarray, faces, *, margin: float,
     if seed is not None and result.seed != seed:
         problems.append(f"seed {result.seed!r}, asked {seed}")
     return Report(problems, geoms, tol, min_d, coverage, iof)
+
+
+def in_pixels(result, size: Tuple[int, int]):
+    """A result of ``texture_size=size`` seen in pixel coordinates, for
+    :func:`check_pack`: UVs times (W, H), translations (texel space, the
+    larger side 1) times max(W, H).  There the transforms are similarities
+    if the islands are rigid in texels."""
+    side = max(size)
+    moved = [dataclasses.replace(t, translation=(t.translation[0] * side, t.translation[1] * side))
+             for t in result.transforms]
+    return SimpleNamespace(**{**result.__dict__, "uvs": np.asarray(result.uvs) * np.array(size), "transforms": moved})
 
 
 def assert_valid(result, uvs_in, faces, **kw) -> Report:

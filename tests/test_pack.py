@@ -28,7 +28,7 @@ if __package__ in (None, ""):  # plain `pytest` puts tests/ first on sys.path, n
 import uvnest  # noqa: E402
 from tests.bench.checker import check_layout  # noqa: E402
 from tests.bench.puzzles import load_puzzle, puzzles_dir  # noqa: E402
-from tests.pack_checker import (assert_valid, check_pack, face_components, island_geometries,  # noqa: E402
+from tests.pack_checker import (assert_valid, check_pack, in_pixels, face_components, island_geometries,  # noqa: E402
                                 signed_face_areas, transform_points)
 
 UNIT = (0.0, 0.0, 1.0, 1.0)
@@ -853,8 +853,12 @@ def test_target_padding_and_margin_px():
     target = (2.0, -1.0, 3.5, 0.0)
     res = uvnest.pack(uvs, faces, target=target, padding=0.05, margin_px=6, texture_size=(1024, 512),
                       iterations=100, time_limit=None)
-    rep = assert_valid(res, uvs, faces, margin=6 / 1024, target=target, padding=0.05)
-    assert rep.min_distance >= 6 / 1024 - rep.tol
+    # a 2:1 texture: checked in pixels (islands rigid in texels, padding a fraction of the larger side)
+    size = (1024, 512)
+    pixel_target = tuple(v * s for v, s in zip(target, size * 2))
+    rep = assert_valid(in_pixels(res, size), uvs * np.array(size), faces, margin=6, target=pixel_target,
+                       padding=0.05 * 1024)
+    assert rep.min_distance >= 6 - rep.tol
 
 
 def test_overlapping_islands_move_together():

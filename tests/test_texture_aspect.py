@@ -9,16 +9,14 @@ least ``margin_px`` and the islands inside the W x H texture.
 """
 from __future__ import annotations
 
-import dataclasses
 import math
-from types import SimpleNamespace
 from typing import Tuple
 
 import numpy as np
 import pytest
 
 import uvnest
-from tests.pack_checker import assert_valid
+from tests.pack_checker import assert_valid, in_pixels
 
 
 def turned_boxes(count: int, seed: int) -> Tuple[np.ndarray, list]:
@@ -33,15 +31,6 @@ def turned_boxes(count: int, seed: int) -> Tuple[np.ndarray, list]:
         faces.append(list(range(len(uvs) * 4, len(uvs) * 4 + 4)))
         uvs.append(box + [k % 4 * 0.6, k // 4 * 0.6])   # apart: a box's diagonal is < 0.43
     return np.concatenate(uvs), faces
-
-
-def in_pixels(result, size: Tuple[int, int]):
-    """The result seen in pixel coordinates: UVs times (W, H), translations
-    (texel space, the larger side 1) times max(W, H)."""
-    side = max(size)
-    moved = [dataclasses.replace(t, translation=(t.translation[0] * side, t.translation[1] * side))
-             for t in result.transforms]
-    return SimpleNamespace(**{**result.__dict__, "uvs": result.uvs * np.array(size), "transforms": moved})
 
 
 @pytest.mark.parametrize("size", [(2048, 1024), (512, 2048), (1024, 1024)])
