@@ -12,9 +12,12 @@ texture space, and an island lying inside another's hole, which the artist
 placed there on purpose.  This is Blender's rule too.  Islands that only touch
 are not merged.
 
-Zero-area faces cover nothing and do not shape an outline.  An island whose
-faces all have zero area (a line or a point in UV space) has an empty
-outline and area 0; the packer treats it as a tiny square around it.
+An island's outline holds every UV of the island: faces too thin for the
+outline's grid (2**-28 of the island's size; zero-area faces, slivers, the
+tips of spikes) add strips one grid step wide around their edges.  An
+island whose faces all have zero area (a line or a point in UV space) is
+such strips alone, with area 0.  Zero-area geometry inside or on another
+island overlaps it, so ``merge_overlapping`` keeps it with that island.
 """
 from __future__ import annotations
 
@@ -38,8 +41,9 @@ class Island:
         faces: indices of its faces in the input face list.
         uv_indices: the UV indices its faces use (sorted).
         outline: the union of its faces as rings (outer counter-clockwise,
-            holes clockwise).
-        area: area of that union.
+            holes clockwise), with strips one grid step wide around faces
+            too thin for the grid (see the module docstring).
+        area: area of that union (0 when no face has area).
         bbox: ``(umin, vmin, umax, vmax)`` of its UVs.
         members: for a group of overlapping islands, the indices of the
             connected islands it merges (in the unmerged numbering); a single
@@ -158,6 +162,9 @@ def ring_areas(rings: Sequence[np.ndarray]) -> np.ndarray:
     starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
     nxt = np.arange(1, len(pts) + 1)
     nxt[starts + sizes - 1] = starts
+    # from each ring's first point: from the origin, rounding of order
+    # eps * |uv|**2 swamps small islands far from it
+    pts = pts - np.repeat(pts[starts], sizes, axis=0)
     cross = pts[:, 0] * pts[nxt, 1] - pts[nxt, 0] * pts[:, 1]
     return 0.5 * np.add.reduceat(cross, starts)
 
@@ -166,7 +173,7 @@ def _islands(uvs: np.ndarray, start: np.ndarray, idx: np.ndarray, face_group: np
              members: List[Tuple[int, ...]]) -> List[Island]:
     """Build the islands of a face grouping (groups numbered 0..)."""
     n = len(members)
-    outlines = _core.outlines(uvs, start, idx, face_group.astype(np.int32), n)
+    outlines, solid = _core.outlines(uvs, start, idx, face_group.astype(np.int32), n)
     order = np.argsort(face_group, kind="stable")
     bounds = np.searchsorted(face_group[order], np.arange(n + 1))
     # the UV indices of each group: unique (group, index) pairs, sorted
@@ -181,7 +188,7 @@ def _islands(uvs: np.ndarray, start: np.ndarray, idx: np.ndarray, face_group: np
     ring_area = ring_areas([r for rings in outlines for r in rings])
     ring_bounds = np.concatenate(([0], np.cumsum([len(rings) for rings in outlines])))
     area = np.abs(np.add.reduceat(np.append(ring_area, 0.0), ring_bounds[:-1]))
-    area[ring_bounds[:-1] == ring_bounds[1:]] = 0.0
+    area[(ring_bounds[:-1] == ring_bounds[1:]) | ~solid] = 0.0
     return [Island(index=g, faces=order[bounds[g]:bounds[g + 1]].astype(np.int64),
                    uv_indices=used[used_bounds[g]:used_bounds[g + 1]], outline=outlines[g], area=float(area[g]),
                    bbox=(float(lo[g, 0]), float(lo[g, 1]), float(hi[g, 0]), float(hi[g, 1])), members=members[g])

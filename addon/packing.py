@@ -37,7 +37,7 @@ import numpy as np
 
 from . import _core, tiles as _tiles
 from ._faces import FacesLike
-from .islands import Island, clipped_area, find_islands, island_faces_of
+from .islands import Island, clipped_area, find_islands, island_faces_of, ring_areas
 from .stacking import DEFAULT_TOLERANCE as DEFAULT_STACK_TOLERANCE, Stack, stack_islands
 from .tiles import pack_pow2_squares
 
@@ -350,19 +350,18 @@ def _options(margin: float, margin_px: Optional[float], texture_size, rotation: 
                     texture, grid, max(margin, block), engine_margin, engine_padding, aspect)
 
 
-def _packing_shape(isl: Island, shape: str, tiny: float) -> Tuple[List[np.ndarray], float]:
-    """The outline the engine packs, and the area it reports."""
-    if not isl.outline or isl.area <= 0:
-        # zero-area island: a tiny square around its bounding box
-        x0, y0, x1, y1 = isl.bbox
-        ring = np.array([[x0 - tiny, y0 - tiny], [x1 + tiny, y0 - tiny], [x1 + tiny, y1 + tiny], [x0 - tiny, y1 + tiny]])
-        return [ring], (x1 - x0 + 2 * tiny) * (y1 - y0 + 2 * tiny)
+def _packing_shape(isl: Island, shape: str) -> Tuple[List[np.ndarray], float]:
+    """The outline the engine packs (it holds every UV of the island, needles
+    and zero-area faces too: see ``uvnest.islands``), and the area the
+    engine counts (the island's, or the outline's when it has none)."""
+    area = isl.area if isl.area > 0 else float(abs(ring_areas(isl.outline).sum()))
     if shape == "convex":
-        return _core.hull(isl.outline), isl.area
+        return _core.hull(isl.outline), area
     if shape == "box":
-        x0, y0, x1, y1 = isl.bbox
-        return [np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]])], isl.area
-    return isl.outline, isl.area
+        pts = np.concatenate(isl.outline)
+        (x0, y0), (x1, y1) = pts.min(axis=0), pts.max(axis=0)
+        return [np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]])], area
+    return isl.outline, area
 
 
 def _in_texel_space(isl: Island, aspect: Tuple[float, float]) -> Island:
@@ -618,18 +617,18 @@ class Packer:
         moving = [self._units[i] for i in self._moving]
         self._prescale = self._island_scales(moving, faces, mesh_faces, texel_density, positions)
         self._group_keys, self._group_of = _island_groups(groups, moving, n_faces)
-        ext = float(np.ptp(self._uvs[np.concatenate([isl.uv_indices for isl in self._units])], axis=0).max())
-        tiny = 1e-6 * (ext if ext > 0 else 1.0)
         self._shapes = []     # per moving island: what the engine packs, pre-scaled
-        self._areas = []
+        self._areas = []      # the area the engine counts per island
         for j, (k, isl) in enumerate(zip(self._prescale, moving)):
             if j % 4096 == 4095:
                 self._check_cancel()
-            rings, area = _packing_shape(isl, o.shape, tiny)
+            rings, area = _packing_shape(isl, o.shape)
             self._shapes.append([r * k for r in rings])
             self._areas.append(area * k * k)
         self._areas = np.array(self._areas)
-        self._fixed_shapes = [self._locked_shape(i, tiny) for i in np.flatnonzero(self._locked)]
+        #: the area each island covers (0 for a segment or a point)
+        self._cover = np.array([isl.area for isl in moving]) * self._prescale ** 2
+        self._fixed_shapes = [self._locked_shape(i) for i in np.flatnonzero(self._locked)]
         #: area of the locked islands inside the target (they may reach out of it)
         self._locked_area = sum(clipped_area(rings, o.target) if self._units[i].area > 0 else 0.0
                                 for i, rings in zip(np.flatnonzero(self._locked), self._fixed_shapes))
@@ -709,9 +708,9 @@ class Packer:
         return _tiles.texel_scales(moving, self._input, faces, positions,
                                    mesh_faces if mesh_faces is not None else faces, density, o.texture)
 
-    def _locked_shape(self, i: int, tiny: float) -> List[np.ndarray]:
+    def _locked_shape(self, i: int) -> List[np.ndarray]:
         """A locked island's outline, relative to the first tile."""
-        rings, _ = _packing_shape(self._units[i], "concave", tiny)
+        rings, _ = _packing_shape(self._units[i], "concave")
         if not self._opt.fixed:
             return rings
         ax, ay = self._opt.aspect
@@ -903,11 +902,11 @@ class Packer:
 
     def _packed(self, uvs, transforms, island_tiles, scale, bins, kind: str) -> PackResult:
         o = self._opt
-        moving_area = float(np.sum(self._areas * (scale / self._prescale) ** 2))
+        moving_area = float(np.sum(self._cover * (scale / self._prescale) ** 2))
         locked_area = self._locked_area
         used = np.unique(bins)
         tile_area = (o.target[2] - o.target[0]) * (o.target[3] - o.target[1])
-        shares = np.bincount(np.asarray(bins, dtype=np.int64), weights=self._areas * (scale / self._prescale) ** 2,
+        shares = np.bincount(np.asarray(bins, dtype=np.int64), weights=self._cover * (scale / self._prescale) ** 2,
                              minlength=len(o.tiles))[used] / tile_area
         split = [key for g, key in enumerate(self._group_keys)
                  if np.unique(np.asarray(bins)[self._group_of == g]).size > 1]

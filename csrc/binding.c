@@ -346,6 +346,8 @@ static PyObject *py_outlines(PyObject *self, PyObject *args)
     PyArrayObject *uv = NULL, *fs = NULL, *fi = NULL, *fg = NULL;
     Py_ssize_t ng;
     un_frings *out = NULL;
+    PyArrayObject *solid = NULL;
+    npy_intp dim;
     un_status s;
     npy_intp nf, g;
     (void)self;
@@ -362,10 +364,12 @@ static PyObject *py_outlines(PyObject *self, PyObject *args)
         goto done;
     }
     if (!(out = (un_frings *)calloc((size_t)ng + 1, sizeof *out))) { PyErr_NoMemory(); goto done; }
+    dim = ng;
+    if (!(solid = (PyArrayObject *)PyArray_ZEROS(1, &dim, NPY_BOOL, 0))) goto done;
     Py_BEGIN_ALLOW_THREADS
     s = un_geom_outlines((const double *)PyArray_DATA(uv), (int32_t)PyArray_DIM(uv, 0),
                          (const int32_t *)PyArray_DATA(fs), (int32_t)nf, (const int32_t *)PyArray_DATA(fi),
-                         (const int32_t *)PyArray_DATA(fg), (int32_t)ng, out);
+                         (const int32_t *)PyArray_DATA(fg), (int32_t)ng, out, (int8_t *)PyArray_DATA(solid));
     Py_END_ALLOW_THREADS
     if (s != UN_OK) { raise_status(s, "outlines"); goto done; }
     if (!(res = PyList_New(ng))) goto done;
@@ -374,10 +378,11 @@ static PyObject *py_outlines(PyObject *self, PyObject *args)
         if (!r) { Py_CLEAR(res); goto done; }
         PyList_SET_ITEM(res, g, r);
     }
+    res = Py_BuildValue("(NO)", res, solid);
 done:
     for (g = 0; out && g < ng; g++) un_frings_free(out + g);
     free(out);
-    Py_XDECREF(uv); Py_XDECREF(fs); Py_XDECREF(fi); Py_XDECREF(fg);
+    Py_XDECREF(uv); Py_XDECREF(fs); Py_XDECREF(fi); Py_XDECREF(fg); Py_XDECREF(solid);
     return res;
 }
 
@@ -946,7 +951,7 @@ static PyType_Spec packer_spec = {
 static PyMethodDef methods[] = {
     MODULE_FUNCTION(outline, "outline(uvs, face_start, face_indices) -> rings"),
     MODULE_FUNCTION(nfp, "nfp(a, b[, workspace]) -> rings"),
-    MODULE_FUNCTION(outlines, "outlines(uvs, face_start, face_indices, face_group, ngroups) -> [rings]"),
+    MODULE_FUNCTION(outlines, "outlines(uvs, face_start, face_indices, face_group, ngroups) -> ([rings], solid)"),
     MODULE_FUNCTION(overlap_groups, "overlap_groups([rings]) -> labels"),
     MODULE_FUNCTION(simplify, "simplify(rings, tolerance, max_vertices) -> (rings, used)"),
     MODULE_FUNCTION(hull, "hull(rings) -> [ring]"),

@@ -266,8 +266,12 @@ un_status un_loops_to_obstacles(const un_arr *w, un_rings *out);
 /* Ear-clip a weakly simple counter-clockwise ring; appends index triples. */
 un_status un_triangulate(const un_pt *p, int32_t n, int32_t **tri, int32_t *ntri, int32_t *cap);
 
+/* The union of the faces (outline.c); with `needles`, faces that lose area
+ * or corners on the grid add strips one grid unit wide around the lost
+ * parts, so the result holds every corner and edge of every face. */
 un_status un_outline_rings(un_arr *w, const un_pt *pts, int32_t n, const int32_t *face_start,
-                           int32_t nfaces, const int32_t *face_idx, un_rings *out);
+                           int32_t nfaces, const int32_t *face_idx, int needles, un_rings *out,
+                           int32_t *nsolid);
 
 /* ---------------------------------------------------------------- core.c */
 
@@ -556,10 +560,13 @@ un_status un_components(int32_t n, const int32_t *a, const int32_t *b, int64_t n
 un_status un_overlap_groups(const un_frings *polys, int32_t n, int32_t *label);
 
 /* Outlines of several islands in one call: faces of group g (face_group[f]
- * in 0..ngroups) give out[g]. */
+ * in 0..ngroups) give out[g], needles kept (un_outline_rings): each
+ * outline holds every UV of its faces, zero-area islands included.
+ * solid[g]: whether some face of group g has area (else out[g] is strips
+ * only, around a segment or a point). */
 un_status un_geom_outlines(const double *uv, int32_t n, const int32_t *face_start, int32_t nfaces,
                            const int32_t *face_idx, const int32_t *face_group, int32_t ngroups,
-                           un_frings *out);
+                           un_frings *out, int8_t *solid);
 
 /* ---------------------------------------------------------------- grid.c */
 

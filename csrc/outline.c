@@ -15,6 +15,16 @@
  * diagonal it picks.  The outline takes a superset of all of these: a quad's
  * four corner triangles (both diagonals), an n-gon's fan from its first
  * corner (every point of non-zero winding lies in a fan triangle).
+ *
+ * Needles.  The outline of a packed island (un_geom_outlines) must hold every
+ * UV of the island, or the final check validates a shape that misses parts
+ * of the output.  A face thinner than the grid collapses onto a segment or a
+ * point and has no area; a spike (a face doubling back on itself) loses its
+ * tip when the ring is cleaned.  With `needles` set, such a face adds a strip
+ * around each edge that reaches the lost part: the edge grown by one grid
+ * unit on every side (a hexagon, a square for a point), so the union keeps
+ * every snapped vertex and edge of every face.  Inside an island the strips
+ * vanish in the union; sticking out, they cost two grid units of width.
  */
 #include "internal.h"
 
@@ -97,13 +107,75 @@ static int self_crossing(const un_pt *p, int32_t m)
     return 0;
 }
 
-/* Add triangle (a, b, c), counter-clockwise, unless it has no area. */
+/* Segment a-b grown by one grid unit on every side: the convex hull of the
+ * unit square's corners around a and b (monotone chain over 8 points),
+ * counter-clockwise; a square when a == b. */
+static un_status add_strip(un_seg **segs, int32_t *nseg, int32_t *cap, un_rings *tmp, un_pt a, un_pt b,
+                           int32_t tag)
+{
+    un_pt c[8], h[16];
+    int32_t i, j, k = 0, lower;
+    for (i = 0; i < 4; i++) {
+        un_pt d;
+        d.x = (i & 1) ? 1 : -1;
+        d.y = (i & 2) ? 1 : -1;
+        c[i].x = a.x + d.x; c[i].y = a.y + d.y;
+        c[i + 4].x = b.x + d.x; c[i + 4].y = b.y + d.y;
+    }
+    for (i = 1; i < 8; i++) {   /* insertion sort, lexicographic */
+        un_pt x = c[i];
+        for (j = i; j > 0 && un_pt_cmp(c[j - 1], x) > 0; j--) c[j] = c[j - 1];
+        c[j] = x;
+    }
+    for (i = 0; i < 8; i++) {
+        while (k >= 2 && un_orient(h[k - 2], h[k - 1], c[i]) <= 0) k--;
+        h[k++] = c[i];
+    }
+    for (i = 6, lower = k + 1; i >= 0; i--) {
+        while (k >= lower && un_orient(h[k - 2], h[k - 1], c[i]) <= 0) k--;
+        h[k++] = c[i];
+    }
+    un_rings_clear(tmp);
+    UN_TRY(un_rings_add(tmp, h, k - 1));   /* the last point repeats the first */
+    return un_segs_from_rings(segs, nseg, cap, tmp, 1, 0, tag, 0);
+}
+
+/* Strips around the edges of ring p[0..m) that reach a vertex outside the
+ * cleaned face `kept` (every edge when the face kept nothing). */
+static un_status add_lost_parts(un_seg **segs, int32_t *nseg, int32_t *cap, un_rings *tmp, const un_pt *p,
+                                int32_t m, const un_rings *kept, int32_t tag)
+{
+    int32_t i;
+    for (i = 0; i < m; i++) {
+        un_pt a = p[i], b = p[(i + 1) % m];
+        if (kept->nrings > 0) {
+            un_rpt qa, qb;
+            qa.base = a; qb.base = b;
+            qa.dx = qa.dy = qb.dx = qb.dy = qa.n = qb.n = 0;
+            qa.d = qb.d = 1;
+            /* the face is one ring: outside it is outside its union */
+            if (un_rpt_in_ring(kept->pts, kept->start[1], &qa) != 0 &&
+                un_rpt_in_ring(kept->pts, kept->start[1], &qb) != 0)
+                continue;
+        }
+        UN_TRY(add_strip(segs, nseg, cap, tmp, a, b, tag));
+    }
+    return UN_OK;
+}
+
+/* Add triangle (a, b, c), counter-clockwise, unless it has no area (then,
+ * with `needles`, the strips around its edges). */
 static un_status add_triangle(un_seg **segs, int32_t *nseg, int32_t *cap, un_rings *tri, un_pt a, un_pt b,
-                              un_pt c, int32_t tag)
+                              un_pt c, int32_t tag, int needles)
 {
     un_pt t[3];
     int o = un_orient(a, b, c);
-    if (o == 0) return UN_OK;
+    if (o == 0) {
+        if (!needles) return UN_OK;
+        UN_TRY(add_strip(segs, nseg, cap, tri, a, b, tag));
+        UN_TRY(add_strip(segs, nseg, cap, tri, b, c, tag));
+        return add_strip(segs, nseg, cap, tri, c, a, tag);
+    }
     t[0] = a; t[1] = b; t[2] = c;
     un_rings_clear(tri);
     UN_TRY(un_rings_add(tri, t, 3));
@@ -112,28 +184,31 @@ static un_status add_triangle(un_seg **segs, int32_t *nseg, int32_t *cap, un_rin
 
 /* The segments of a self-intersecting face (see the file comment). */
 static un_status crossing_face(un_seg **segs, int32_t *nseg, int32_t *cap, un_rings *tri, const un_pt *p,
-                               int32_t m, int32_t tag)
+                               int32_t m, int32_t tag, int needles)
 {
     int32_t i;
     if (m == 4) {
         for (i = 0; i < 4; i++)
-            UN_TRY(add_triangle(segs, nseg, cap, tri, p[i], p[(i + 1) % 4], p[(i + 2) % 4], tag));
+            UN_TRY(add_triangle(segs, nseg, cap, tri, p[i], p[(i + 1) % 4], p[(i + 2) % 4], tag, needles));
         return UN_OK;
     }
-    for (i = 1; i + 1 < m; i++) UN_TRY(add_triangle(segs, nseg, cap, tri, p[0], p[i], p[i + 1], tag));
+    for (i = 1; i + 1 < m; i++) UN_TRY(add_triangle(segs, nseg, cap, tri, p[0], p[i], p[i + 1], tag, needles));
     return UN_OK;
 }
 
 un_status un_outline_rings(un_arr *w, const un_pt *pts, int32_t n, const int32_t *face_start,
-                           int32_t nfaces, const int32_t *face_idx, un_rings *out)
+                           int32_t nfaces, const int32_t *face_idx, int needles, un_rings *out,
+                           int32_t *nsolid)
 {
     un_seg *segs = NULL;
-    int32_t nseg = 0, cap = 0, f, k;
+    un_pt *raw = NULL;
+    int32_t nseg = 0, cap = 0, cap_raw = 0, f, k;
     un_rings face, tri;
     un_status s = UN_OK;
     un_rings_init(&face);
     un_rings_init(&tri);
     un_rings_clear(out);
+    if (nsolid) *nsolid = 0;
     for (f = 0; f < nfaces && s == UN_OK; f++) {
         int32_t a = face_start[f], m = face_start[f + 1] - a, i;
         double area;
@@ -146,14 +221,22 @@ un_status un_outline_rings(un_arr *w, const un_pt *pts, int32_t n, const int32_t
         }
         if (s != UN_OK) break;
         if (m > 3 && self_crossing(face.pts, m)) {
-            s = crossing_face(&segs, &nseg, &cap, &tri, face.pts, m, f);
+            s = crossing_face(&segs, &nseg, &cap, &tri, face.pts, m, f, needles);
             continue;
         }
         if ((s = un_rings_add(&face, face.pts, m)) != UN_OK) break;
         if ((s = un_rings_clean(&face, 0)) != UN_OK) break;
+        area = face.nrings ? un_ring_area2(&face, 0) : 0;
+        if (area == 0) face.nrings = 0;
+        /* the raw corners stay in face.pts[0..m) unless the clean kept
+         * all of them, when nothing was lost */
+        if (needles && (face.nrings == 0 || face.start[1] < m)) {
+            if ((s = un_reserve((void **)&raw, &cap_raw, m, sizeof *raw)) != UN_OK) break;
+            for (i = 0; i < m; i++) raw[i] = pts[face_idx[a + i]];
+            if ((s = add_lost_parts(&segs, &nseg, &cap, &tri, raw, m, &face, f)) != UN_OK) break;
+        }
         if (face.nrings == 0) continue;
-        area = un_ring_area2(&face, 0);
-        if (area == 0) continue;
+        if (nsolid) ++*nsolid;
         s = un_segs_from_rings(&segs, &nseg, &cap, &face, 1, 0, f, area < 0);
     }
     if (s == UN_OK) s = cancel_shared_edges(segs, &nseg);
@@ -166,14 +249,17 @@ un_status un_outline_rings(un_arr *w, const un_pt *pts, int32_t n, const int32_t
         if (s == UN_OK) s = un_rings_clean(out, 0);
     }
     free(segs);
+    free(raw);
     un_rings_free(&face);
     un_rings_free(&tri);
     if (s != UN_OK) un_rings_clear(out);
     return s;
 }
 
-un_status un_geom_outline(const double *uv, int32_t n, const int32_t *face_start, int32_t nfaces,
-                          const int32_t *face_idx, un_frings *out)
+/* un_geom_outline, with needles kept as strips when `needles` is set;
+ * *nsolid (may be NULL): how many faces have area on the grid. */
+static un_status outline_on_grid(const double *uv, int32_t n, const int32_t *face_start, int32_t nfaces,
+                                 const int32_t *face_idx, int needles, un_frings *out, int32_t *nsolid)
 {
     double lo[2] = {HUGE_VAL, HUGE_VAL}, hi[2] = {-HUGE_VAL, -HUGE_VAL};
     un_grid g;
@@ -204,7 +290,7 @@ un_status un_geom_outline(const double *uv, int32_t n, const int32_t *face_start
         pts[i].x = isfinite(x) && fabs((x - g.ox) / g.step) < (double)UN_COORD_LIMIT ? un_llround((x - g.ox) / g.step) : 0;
         pts[i].y = isfinite(y) && fabs((y - g.oy) / g.step) < (double)UN_COORD_LIMIT ? un_llround((y - g.oy) / g.step) : 0;
     }
-    if ((s = un_outline_rings(w, pts, n, face_start, nfaces, face_idx, &res)) != UN_OK) goto done;
+    if ((s = un_outline_rings(w, pts, n, face_start, nfaces, face_idx, needles, &res, nsolid)) != UN_OK) goto done;
     s = un_grid_out(&g, &res, out, 1);
 done:
     free(pts);
@@ -214,9 +300,15 @@ done:
     return s;
 }
 
+un_status un_geom_outline(const double *uv, int32_t n, const int32_t *face_start, int32_t nfaces,
+                          const int32_t *face_idx, un_frings *out)
+{
+    return outline_on_grid(uv, n, face_start, nfaces, face_idx, 0, out, NULL);
+}
+
 un_status un_geom_outlines(const double *uv, int32_t n, const int32_t *face_start, int32_t nfaces,
                            const int32_t *face_idx, const int32_t *face_group, int32_t ngroups,
-                           un_frings *out)
+                           un_frings *out, int8_t *solid)
 {
     /* faces sorted by group, then one outline per group (a counting sort
      * keeps the faces of each group in their input order) */
@@ -252,7 +344,11 @@ un_status un_geom_outlines(const double *uv, int32_t n, const int32_t *face_star
             }
             fs[k - a + 1] = m;
         }
-        if (s == UN_OK) s = un_geom_outline(local, m, fs, b - a, fi, out + g);
+        if (s == UN_OK) {
+            int32_t nsolid = 0;
+            s = outline_on_grid(local, m, fs, b - a, fi, 1, out + g, &nsolid);
+            solid[g] = nsolid > 0;
+        }
     }
 done:
     free(count); free(order); free(fs); free(fi); free(local);

@@ -1013,6 +1013,22 @@ static un_status rescue_layout(un_packer *pk, double L)
     return UN_OK;
 }
 
+/* A container smaller than this cannot hold every island in any
+ * orientation: an island's diameter, at least its longest bounding-box
+ * side, cannot exceed the target's diagonal times L. */
+static double longest_reach(const un_engine *E)
+{
+    double reach = 0;
+    int32_t i;
+    for (i = 0; i < E->n; i++) {
+        double lo[2] = {HUGE_VAL, HUGE_VAL}, hi[2] = {-HUGE_VAL, -HUGE_VAL};
+        if (un_frings_bbox(&E->isl[i].outline, lo, hi) != UN_OK) continue;
+        if (hi[0] - lo[0] > reach) reach = hi[0] - lo[0];
+        if (hi[1] - lo[1] > reach) reach = hi[1] - lo[1];
+    }
+    return reach / hypot(E->tw, E->th);
+}
+
 static un_status start_layout(un_packer *pk, volatile int *cancel)
 {
     un_engine *E = &pk->E;
@@ -1028,6 +1044,12 @@ static un_status start_layout(un_packer *pk, volatile int *cancel)
     free_area = E->tw * E->th - locked_area_inside(pk);
     if (free_area < 0.01 * E->tw * E->th) free_area = 0.01 * E->tw * E->th;
     L_grid = sqrt(total / free_area);
+    /* ... and at least the container the longest island needs: thin
+     * islands and segments have next to no area, and a grid sized by area
+     * alone could not reach the container they need */
+    L = longest_reach(E);
+    if (L > L_area) L_area = L;
+    if (L > L_grid) L_grid = L;
     if (pk->opt.fixed_scale > 0) L_area = L_grid = 1 / pk->opt.fixed_scale;
     if ((s = prepare(pk, L_grid)) != UN_OK) return s;
     /* the skyline knows nothing of locked islands: with them, boxes go

@@ -182,7 +182,7 @@ static void test_outline_faces(void)
     const int32_t start[] = {0, 4, 8, 12, 15, 18, 22, 25, 28};
     const int64_t want[] = {0, 0, 20, 0, 20, 20, 0, 20};
     un_rings_init(&out);
-    CHECK_OK(un_outline_rings(w, pts, 17, start, 8, idx, &out));
+    CHECK_OK(un_outline_rings(w, pts, 17, start, 8, idx, 0, &out, NULL));
     CHECK_EQ(out.nrings, 1);
     CHECK_EQ(tu_rings_area2(&out), 2 * 400);
     {
@@ -206,7 +206,7 @@ static void test_outline_faces(void)
                 fi[k++] = j * 4 + i; fi[k++] = j * 4 + i + 1; fi[k++] = (j + 1) * 4 + i + 1; fi[k++] = (j + 1) * 4 + i;
                 fs[++nf] = k;
             }
-        CHECK_OK(un_outline_rings(w, g, 16, fs, nf, fi, &out));
+        CHECK_OK(un_outline_rings(w, g, 16, fs, nf, fi, 0, &out, NULL));
         CHECK_EQ(out.nrings, 2);
         CHECK_EQ(tu_rings_area2(&out), 2 * 800);
         if (out.nrings == 2)
@@ -216,7 +216,7 @@ static void test_outline_faces(void)
     {
         const int32_t bad[] = {0, 1, 99};
         const int32_t bs[] = {0, 3};
-        CHECK_STATUS(un_outline_rings(w, pts, 17, bs, 1, bad, &out), UN_EINVAL);
+        CHECK_STATUS(un_outline_rings(w, pts, 17, bs, 1, bad, 0, &out, NULL), UN_EINVAL);
         CHECK_EQ(out.nrings, 0);
     }
     un_rings_free(&out);
