@@ -16,7 +16,7 @@ from . import _core
 from ._faces import faces_csr
 from .islands import Island, ring_areas
 
-__all__ = ["pack_pow2_squares", "udim_origin", "udim_box", "default_tiles", "texel_scales", "inflated_area",
+__all__ = ["pack_pow2_squares", "udim_origin", "udim_box", "off_tile", "udim_tile_of", "default_tiles", "texel_scales", "inflated_area",
            "tile_lower_bound", "snap_translations"]
 
 MAX_TILES = 256          # the engine's limit on tiles in one packing
@@ -34,6 +34,25 @@ def udim_box(tile: int) -> Tuple[float, float, float, float]:
     """The square of UDIM tile ``tile`` as ``(x0, y0, x1, y1)``."""
     u, v = udim_origin(tile)
     return (float(u), float(v), u + 1.0, v + 1.0)
+
+
+def udim_tile_of(u: float, v: float) -> Optional[int]:
+    """The UDIM tile holding the point ``(u, v)``, or None outside tiles 1001 .. 1999."""
+    cu, cv = math.floor(u), math.floor(v)
+    return 1001 + cu + 10 * cv if 0 <= cu < 10 and 0 <= cv < 100 else None
+
+
+def off_tile(bboxes: np.ndarray, any_tile: bool = False, tolerance: float = 1e-9) -> np.ndarray:
+    """Indices of the ``(x0, y0, x1, y1)`` boxes that reach outside the 0..1
+    tile (``any_tile``: that lie in no single UDIM tile of 1001 .. 1999),
+    by more than ``tolerance``."""
+    b = np.asarray(bboxes, dtype=np.float64).reshape(-1, 4)
+    if not any_tile:
+        return np.flatnonzero((b[:, 0] < -tolerance) | (b[:, 1] < -tolerance)
+                              | (b[:, 2] > 1 + tolerance) | (b[:, 3] > 1 + tolerance))
+    lo, hi = np.floor(b[:, :2] + tolerance), np.floor(b[:, 2:] - tolerance)
+    inside = (lo == hi).all(axis=1) & (lo[:, 0] >= 0) & (lo[:, 0] < 10) & (lo[:, 1] >= 0) & (lo[:, 1] < 100)
+    return np.flatnonzero(~inside)
 
 
 def default_tiles(count: int = DEFAULT_TILE_COUNT) -> Tuple[int, ...]:

@@ -266,11 +266,20 @@ def test_version_and_help() -> None:
     (["--jobs", "0"], "must be >= 1"),
     (["--in-place", "--suffix", "_x"], "--suffix cannot be combined"),
     (["-o", "a.obj", "--in-place"], "not allowed with"),
-    (["--udim", "10x"], "not a tile list"),
-    (["--udim", "999"], "UDIM tile numbers run from 1001"),
+    (["--tiles", "10x"], "not a tile list"),
+    (["--tiles", "999"], "UDIM tile numbers run from 1001"),
+    (["--udim", "1001-1010"], "--udim takes no value"),
+    (["--texture-size", "2048x"], "not an integer"),
+    (["--target", "0", "0", "1"], "expected 4 arguments"),
+    (["--target", "0.5", "0", "0.2", "1"], "--target must be"),
+    (["--no-scale", "--udim"], "--no-scale"),
+    (["--skip-existing", "--in-place"], "--skip-existing cannot be combined"),
+    (["--chunk", "3"], "--chunk needs --emit-commands"),
+    (["--scheduler", "local", "--dry-run"], "exclude each other"),
+    (["-v", "-q"], "exclude each other"),
     (["--keep-groups"], "--keep-groups needs --udim"),
-    (["--texel-density", "64"], "texel_density needs texture_size"),
-    (["--pixel-perfect"], "pixel_perfect needs texture_size"),
+    (["--texel-density", "64"], "--texel-density needs --texture-size"),
+    (["--pixel-perfect"], "--pixel-perfect needs --texture-size"),
     (["--block-align", "0", "--texture-size", "256"], "must be >= 1"),
 ])
 def test_bad_arguments_are_usage_errors(tmp_path: Path, args: List[str], message: str) -> None:
@@ -278,6 +287,7 @@ def test_bad_arguments_are_usage_errors(tmp_path: Path, args: List[str], message
     done = run_uvnest("pack", src, *args)
     assert done.returncode == 2, done.stderr
     assert message in done.stderr
+    assert done.stderr.startswith("usage: uvnest pack "), done.stderr  # pack's own usage
     assert sorted(p.name for p in tmp_path.iterdir()) == [src.name]
 
 
@@ -362,12 +372,13 @@ def test_output_naming_and_in_place(tmp_path: Path) -> None:
 
     for args in (["-o", src], ["--out-dir", src.parent, "--suffix", ""], ["--out-dir", src.parent]):
         done = run_uvnest("pack", src, *args, "--time", "0.1")
-        assert done.returncode == 1, args
+        assert done.returncode == 2, args  # a path error, found before any search
         assert "would replace an input file" in done.stderr and str(src) in done.stderr
+        assert done.stderr.startswith("usage: uvnest pack ")
         assert src.read_bytes() == original
 
     done = run_uvnest("pack", src, "-o", tmp_path / "wrong.glb", "--time", "0.1")
-    assert done.returncode == 1 and "must have the input's format" in done.stderr
+    assert done.returncode == 2 and "must have the input's format" in done.stderr
     assert not (tmp_path / "wrong.glb").exists()
 
     done = run_uvnest("pack", src, other, "-o", tmp_path / "two.obj")
@@ -455,15 +466,19 @@ def test_fail_fast_stops_at_the_first_failure(tmp_path: Path) -> None:
 
 
 def test_missing_and_unsupported_inputs(tmp_path: Path) -> None:
+    """Path errors are usage errors (exit 2, pack's usage), all listed, found before any search."""
     (tmp_path / "mesh.fbx").write_bytes(b"Kaydara FBX Binary")
-    done = run_uvnest("pack", tmp_path / "nothing.obj", tmp_path / "mesh.fbx", "--time", "0.1")
-    assert done.returncode == 1
-    errors = [line for line in done.stderr.splitlines() if line.startswith("error:")]
-    assert len(errors) == 2
-    assert "nothing.obj: no such file" in errors[0]
-    assert "mesh.fbx: unsupported file type" in errors[1]
-    done = run_uvnest("pack", tmp_path / "nothing.obj", "--time", "0.1", "-qq")
-    assert done.returncode == 1 and done.stderr == "" and done.stdout == ""
+    good = copy_files(corpus_subset()[:1], tmp_path / "in")[0]
+    done = run_uvnest("pack", good, tmp_path / "nothing.obj", tmp_path / "mesh.fbx", "--time", "0.1")
+    assert done.returncode == 2
+    assert done.stderr.startswith("usage: uvnest pack ")
+    assert "nothing.obj: no such file" in done.stderr
+    assert "mesh.fbx: unsupported file type" in done.stderr
+    assert sorted(p.name for p in good.parent.iterdir()) == [good.name]  # nothing packed
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    done = run_uvnest("pack", empty, "-qq")
+    assert done.returncode == 2 and "no .obj, .gltf or .glb files found" in done.stderr
 
 
 # --------------------------------------------------------------------------- Ctrl-C
@@ -563,7 +578,7 @@ def test_report_measures_coverage_independently(tmp_path: Path) -> None:
 
 @pytest.mark.corpus
 @pytest.mark.skipif(os.name == "nt", reason="needs a pseudo-terminal")
-def test_live_progress_only_on_a_terminal(tmp_path: Path) -> None:
+def test_live_status_only_on_a_terminal_file_lines_always(tmp_path: Path) -> None:
     import pty
 
     copy_files(corpus_subset()[:2], tmp_path / "in")
@@ -586,9 +601,11 @@ def test_live_progress_only_on_a_terminal(tmp_path: Path) -> None:
     assert "\r" in shown and "[0/2]" in shown and "[1/2]" in shown and "%" in shown
     assert shown.count(f" -> {tmp_path / 'tty'}") == 2  # a line per finished file
 
-    quiet = run_uvnest("pack", tmp_path / "in", "--time", "0.1", "--out-dir", tmp_path / "quiet")
-    assert quiet.returncode == 0
-    assert quiet.stderr.count("\n") == 1 and quiet.stderr.startswith("uvnest: packed 2 of 2 files")
+    piped = run_uvnest("pack", tmp_path / "in", "--time", "0.1", "--out-dir", tmp_path / "piped")
+    assert piped.returncode == 0
+    assert "\r" not in piped.stderr and "\x1b" not in piped.stderr  # no status line
+    assert piped.stderr.count(f" -> {tmp_path / 'piped'}") == 2  # still a line per finished file
+    assert piped.stderr.splitlines()[-1].startswith("uvnest: packed 2 of 2 files")
 
 
 # --------------------------------------------------------------------------- info
@@ -656,7 +673,7 @@ def test_udim_texel_density_and_block_align(tmp_path: Path) -> None:
     out = tmp_path / "out.obj"
     report = tmp_path / "report.json"
     texels, block, margin_px = 256, 4, 2
-    done = run_uvnest("pack", src, "-o", out, "--udim", "1001-1020", "--texel-density", 190, "--texture-size",
+    done = run_uvnest("pack", src, "-o", out, "--tiles", "1001-1020", "--texel-density", 190, "--texture-size",
                       texels, "--block-align", block, "--margin-px", margin_px, "--iterations", 100,
                       "--report", report)
     assert done.returncode == 0, done.stderr

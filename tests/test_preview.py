@@ -118,7 +118,7 @@ def test_preview_never_replaces_a_texture(tmp_path: Path) -> None:
     PIL_Image.new("RGB", (8, 8), (200, 10, 10)).save(texture)
     before = (src.read_bytes(), texture.read_bytes())
     done = run_uvnest("pack", src, "--in-place", "--preview", "--time", "0.1")
-    assert done.returncode == 1
+    assert done.returncode == 2  # a path error, found before any search
     assert "crate.png, which uvnest did not write" in done.stderr
     assert (src.read_bytes(), texture.read_bytes()) == before
 

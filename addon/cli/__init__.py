@@ -32,6 +32,7 @@ from typing import Optional, Sequence
 from ..islands import clipped_area, tile_coverage
 from .arguments import build_parser
 from .inputs import collect_inputs
+from .pack import _looks_like_tiles
 from .packfile import pack_file
 from .results import EXIT_FAILED, EXIT_INTERRUPTED, FileResult, PackTask, Progress
 
@@ -42,9 +43,13 @@ __all__ = ["main", "build_parser", "tile_coverage", "clipped_area", "pack_file",
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run the ``uvnest`` command line; returns the exit status."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:  # the command's own usage, not the top level's
+        hint = ("; --udim takes no value: give the tiles with --tiles, e.g. --udim --tiles 1001-1010"
+                if getattr(args, "udim", False) and any(_looks_like_tiles(e) for e in extra) else "")
+        args.command_parser.error(f"unrecognized arguments: {' '.join(extra)}{hint}")
     try:
-        return args.run(args, parser)
+        return args.run(args, args.command_parser)
     except BrokenPipeError:  # e.g. 'uvnest info ... | head'
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())

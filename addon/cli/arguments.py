@@ -42,8 +42,19 @@ class _Formatter(argparse.RawDescriptionHelpFormatter):
         super().__init__(prog, max_help_position=32)
 
 
-def _udim_tiles(text: str) -> List[int]:
-    """An argparse type for ``--udim``: a comma list of tiles and ranges
+class TileList(list):
+    """UDIM tile numbers as ``--tiles`` gave them (``str`` gives the text back)."""
+
+    def __init__(self, tiles: List[int], text: str) -> None:
+        super().__init__(tiles)
+        self.text = text
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def _udim_tiles(text: str) -> TileList:
+    """An argparse type for ``--tiles``: a comma list of tiles and ranges
     such as ``1001-1010,1021``."""
     tiles: List[int] = []
     try:
@@ -54,7 +65,24 @@ def _udim_tiles(text: str) -> List[int]:
         raise argparse.ArgumentTypeError(f"not a tile list such as 1001-1010,1021: {text!r}") from None
     if not tiles:
         raise argparse.ArgumentTypeError(f"no tiles in {text!r}")
-    return tiles
+    return TileList(tiles, text)
+
+
+class TextureSize(tuple):
+    """``--texture-size``: ``(width, height)`` in pixels (``str`` gives ``WxH`` or ``N``)."""
+
+    def __str__(self) -> str:
+        return str(self[0]) if self[0] == self[1] else f"{self[0]}x{self[1]}"
+
+
+def _texture_size(text: str) -> TextureSize:
+    """An argparse type for ``--texture-size``: ``2048`` or ``2048x1024``."""
+    side = _number(int, 0, low_open=True)
+    parts = text.lower().split("x")
+    if len(parts) > 2:
+        raise argparse.ArgumentTypeError(f"not a size such as 2048 or 2048x1024: {text!r}")
+    sizes = [side(p.strip()) for p in parts]
+    return TextureSize((sizes[0], sizes[-1]))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -67,7 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     p = sub.add_parser(
-        "pack", formatter_class=_Formatter, help="pack the UV islands of mesh files",
+        "pack", formatter_class=_Formatter, allow_abbrev=False, help="pack the UV islands of mesh files",
         description=(
             "Pack the UV islands of OBJ, glTF and GLB files into the 0..1 tile, as large as possible,\n"
             "at least --margin apart.  Only the UVs change.  Folders are searched recursively.\n\n"
@@ -76,16 +104,26 @@ def build_parser() -> argparse.ArgumentParser:
             "is written atomically.  A .gltf output gets its buffers as <name>.bin next to it; images\n"
             "it references are not copied."),
         epilog=(
-            "exit status: 0 all files packed, 1 a file failed, 2 bad arguments, 130 interrupted.\n"
+            "exit status: 0 all files packed (or kept), 1 a file failed, 2 bad arguments or paths (found\n"
+            "before any search), 130 interrupted.  A packed layout that covers less of the tile than the\n"
+            "input is reported as worse (a warning, and \"worse\": true in --json and --report).\n"
             "Ctrl-C stops cleanly: finished files stay, files in progress are dropped (or written\n"
             "with --keep-best); press it twice to abort at once.\n\n"
             "examples:\n"
             "  uvnest pack chair.obj\n"
             "  uvnest pack models/ --out-dir packed/ --margin-px 4 --texture-size 2048 --preview\n"
             "  uvnest pack scene.glb -o scene_packed.glb --time 10 --rotation 90 --flip\n"
-            "  uvnest pack models/ --iterations 20000 --seed 1 --report report.json"))
+            "  uvnest pack models/ --iterations 20000 --seed 1 --report report.json\n"
+            "  uvnest pack models/ --out-dir packed/ --only-if-better --json > results.jsonl\n"
+            "  uvnest pack /share/models --out-dir /share/packed --scheduler tcp://head:8786\n"
+            "  uvnest pack models/ --out-dir packed/ --emit-commands jobs.txt --chunk 20"))
     p.add_argument("paths", nargs="+", metavar="PATH", help="mesh files (.obj, .gltf, .glb) or folders")
-    out = p.add_argument_group("output")
+    out = p.add_argument_group("inputs and outputs")
+    out.add_argument("--include", action="append", metavar="GLOB",
+                     help="in folders, only files matching GLOB (repeatable; matched from the right against the "
+                          "path inside the folder, like pathlib's match: '*_lod0.obj', 'chairs/*')")
+    out.add_argument("--exclude", action="append", metavar="GLOB",
+                     help="in folders, leave out files matching GLOB (repeatable; applied after --include)")
     where = out.add_mutually_exclusive_group()
     where.add_argument("-o", "--output", metavar="OUT", help="output file (one input file only)")
     where.add_argument("--out-dir", metavar="DIR",
@@ -95,6 +133,11 @@ def build_parser() -> argparse.ArgumentParser:
     out.add_argument("--suffix", metavar="TEXT",
                      help="added to output names (default: _packed, or none with --out-dir); when searching "
                           "folders, files whose name already ends with it are left out as earlier outputs")
+    out.add_argument("--skip-existing", action="store_true",
+                     help="leave out files whose output exists already (to resume or rerun a batch)")
+    out.add_argument("--only-if-better", action="store_true",
+                     help="when packing would lower a file's coverage, its output gets the input's layout "
+                          "(status unchanged; an input packed --in-place is not touched)")
     out.add_argument("--preview", action="store_true",
                      help="also write a PNG of each layout next to its output (chair_packed.obj -> "
                           "chair_packed.png; needs Pillow)")
@@ -103,13 +146,14 @@ def build_parser() -> argparse.ArgumentParser:
     out.add_argument("--report", metavar="FILE.json",
                      help="write per-file results (coverage before and after, scale, time, status) as JSON")
 
-    opt = p.add_argument_group("packing")
+    opt = p.add_argument_group("packing (the Python API's and Blender's names)")
     opt.add_argument("--margin", type=_number(float, 0.0), default=0.001,
                      help="smallest gap between islands, in tile units (default: %(default)s)")
     opt.add_argument("--margin-px", type=_number(float, 0.0), metavar="PX",
                      help="margin in pixels of --texture-size (overrides --margin)")
-    opt.add_argument("--texture-size", type=_number(int, 0, low_open=True), metavar="PX",
-                     help="texture side in pixels, for --margin-px")
+    opt.add_argument("--texture-size", type=_texture_size, metavar="PX|WxH",
+                     help="texture size in pixels, square (2048) or not (2048x1024): for --margin-px, "
+                          "--texel-density, --pixel-perfect and --block-align")
     opt.add_argument("--rotation", choices=("none", "90", "any"), default="any",
                      help="island rotations allowed (default: %(default)s)")
     opt.add_argument("--rotation-step", type=_number(float, 0.5, 360.0), default=5.0, metavar="DEG",
@@ -120,13 +164,24 @@ def build_parser() -> argparse.ArgumentParser:
     opt.add_argument("--no-merge-overlapping", action="store_true",
                      help="pack overlapping (stacked) islands separately instead of moving them together")
     opt.add_argument("--padding", type=_number(float, 0.0), default=0.0,
-                     help="smallest gap between islands and the tile border, in tile units (default: %(default)s)")
+                     help="smallest gap between islands and the target's border, in tile units "
+                          "(default: %(default)s)")
+    opt.add_argument("--target", type=_number(float), nargs=4, metavar=("X0", "Y0", "X1", "Y1"),
+                     help="pack into this rectangle of UV space (default: the 0..1 tile; with --udim or "
+                          "--no-scale, the part of every tile to use)")
+    opt.add_argument("--no-scale", action="store_true",
+                     help="keep the islands' size (Blender's Scale off): pack them into the 0..1 tile as they are")
+    opt.add_argument("--locked", action="append", metavar="NAME",
+                     help="islands of this OBJ object, group or material (glTF mesh/primitive name; globs "
+                          "allowed) stay where they are and are packed around (repeatable)")
     opt.add_argument("--seed", type=_number(int, 0), default=0, help="random seed (default: %(default)s)")
 
     udim = p.add_argument_group("UDIM tiles and the texel grid")
-    udim.add_argument("--udim", nargs="?", const="1001-1100", type=_udim_tiles, metavar="TILES",
-                      help="keep the islands' size and use as few UDIM tiles as possible; optionally the tiles "
-                           "to fill, in order, e.g. 1001-1010,1021 (default: 1001-1100)")
+    udim.add_argument("--udim", action="store_true",
+                      help="keep the islands' size and use as few UDIM tiles as possible")
+    udim.add_argument("--tiles", type=_udim_tiles, metavar="TILES",
+                      help="the UDIM tiles to fill, in order, e.g. 1001-1010,1021 (default: 1001-1100; "
+                           "implies --udim)")
     udim.add_argument("--texel-density", type=_number(float, 0.0, low_open=True), metavar="PX_PER_UNIT",
                       help="give every island this many texels per unit of 3D length (needs --texture-size; "
                            "implies --udim)")
@@ -147,13 +202,30 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--uv-set", type=_number(int, 0), default=0, metavar="N",
                      help="glTF UV set to pack, TEXCOORD_N (default: %(default)s)")
     run.add_argument("-j", "--jobs", type=_number(int, 1), metavar="N",
-                     help=f"files packed in parallel (default: all cores, here {_cpu_count()})")
+                     help=f"files packed in parallel on this machine (default: all cores, here {_cpu_count()})")
+    run.add_argument("--scheduler", metavar="ADDRESS",
+                     help="pack on a Dask cluster instead: a scheduler address such as tcp://head:8786, or "
+                          "'local' for a LocalCluster on this machine (needs uvnest[dask]; paths must be on "
+                          "storage the workers share)")
+    run.add_argument("--emit-commands", metavar="FILE",
+                     help="pack nothing: write one 'uvnest pack' command per file (or per --chunk files) to "
+                          "FILE for a render farm ('-' for stdout)")
+    run.add_argument("--chunk", type=_number(int, 1), metavar="N",
+                     help="with --emit-commands, N files per command (default: 1)")
+    run.add_argument("--dry-run", action="store_true",
+                     help="pack nothing: list each file and where its output would go")
     run.add_argument("--fail-fast", action="store_true", help="stop at the first file that fails")
     run.add_argument("--keep-best", action="store_true",
                      help="on Ctrl-C, write the best layout found so far for the files in progress")
-    run.add_argument("-q", "--quiet", action="count", default=0,
-                     help="no progress display: only errors and the summary; -qq: nothing")
-    p.set_defaults(run=_cmd_pack)
+
+    shown = p.add_argument_group("what is printed")
+    shown.add_argument("-v", "--verbose", action="count", default=0,
+                       help="also a line when a file starts, and more detail per file")
+    shown.add_argument("-q", "--quiet", action="count", default=0,
+                       help="only warnings, errors and the summary; -qq: nothing")
+    shown.add_argument("--json", action="store_true",
+                       help="print one JSON object per file on stdout as each file finishes (JSON lines)")
+    p.set_defaults(run=_cmd_pack, command_parser=p)
 
     i = sub.add_parser(
         "info", formatter_class=_Formatter, help="show the UV islands of mesh files",
@@ -165,7 +237,7 @@ def build_parser() -> argparse.ArgumentParser:
     i.add_argument("--json", action="store_true", help="print a JSON list, one object per file")
     i.add_argument("--uv-set", type=_number(int, 0), default=0, metavar="N",
                    help="glTF UV set, TEXCOORD_N (default: %(default)s)")
-    i.set_defaults(run=_cmd_info)
+    i.set_defaults(run=_cmd_info, command_parser=i)
 
     d = sub.add_parser(
         "demo", formatter_class=_Formatter, help="pack the sample model shipped with uvnest",
@@ -178,5 +250,5 @@ def build_parser() -> argparse.ArgumentParser:
                    help="search time (default: %(default)s)")
     d.add_argument("--preview-size", type=_number(int, 128, 16384), default=1024, metavar="PX",
                    help="preview side in pixels (default: %(default)s)")
-    d.set_defaults(run=_cmd_demo)
+    d.set_defaults(run=_cmd_demo, command_parser=d)
     return parser

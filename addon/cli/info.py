@@ -12,12 +12,11 @@ import numpy as np
 from .. import io
 from ..io import MeshIOError
 from ..islands import find_islands, tile_coverage
+from ..tiles import off_tile
 from .inputs import collect_inputs
 from .packfile import _reason
 from .results import EXIT_FAILED, EXIT_OK
 
-#: How far (tile units) an island may reach past the tile and still count as inside it.
-TILE_TOLERANCE = 1e-9
 
 
 def _classify_group(member_areas: Sequence[float], union_area: float) -> str:
@@ -47,8 +46,7 @@ def mesh_info(path: Path, uv_set: int = 0) -> Dict[str, Any]:
     single = find_islands(mesh.uvs, mesh.faces, mesh_faces=mesh.mesh_faces, merge_overlapping=False)
     merged = find_islands(mesh.uvs, mesh.faces, mesh_faces=mesh.mesh_faces, merge_overlapping=True)
     bbox = np.array([isl.bbox for isl in single], dtype=np.float64).reshape(-1, 4)
-    t = TILE_TOLERANCE
-    outside = np.flatnonzero((bbox[:, 0] < -t) | (bbox[:, 1] < -t) | (bbox[:, 2] > 1 + t) | (bbox[:, 3] > 1 + t))
+    outside = off_tile(bbox)
     groups = [{"group": g.index, "islands": list(g.members),
                "kind": _classify_group([single[m].area for m in g.members], g.area)}
               for g in merged if len(g.members) > 1]

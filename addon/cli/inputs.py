@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from ..io import SUFFIXES
@@ -12,8 +12,8 @@ from ..preview import is_uvnest_preview
 Found = List[Tuple[Path, Optional[Path]]]
 
 
-def collect_inputs(paths: Sequence[str], skip_dir: Optional[Path] = None,
-                   skip_stem_suffix: str = "") -> Tuple[Found, List[Tuple[str, str]], int]:
+def collect_inputs(paths: Sequence[str], skip_dir: Optional[Path] = None, skip_stem_suffix: str = "",
+                   include: Sequence[str] = (), exclude: Sequence[str] = ()) -> Tuple[Found, List[Tuple[str, str]], int]:
     """Expand files and folders into mesh files.
 
     Returns ``(files, errors, skipped)``: ``files`` are ``(path, root)``
@@ -23,7 +23,10 @@ def collect_inputs(paths: Sequence[str], skip_dir: Optional[Path] = None,
     files nor folders; ``skipped`` counts files left out because their name
     ends with ``skip_stem_suffix`` (outputs of an earlier run).  Folders are
     searched recursively for .obj, .gltf and .glb files, leaving out hidden
-    files and folders and ``skip_dir``.  A file named twice is taken once.
+    files and folders and ``skip_dir``, and keeping only files whose path
+    inside the folder matches a glob of ``include`` (when given) and none of
+    ``exclude`` (matched from the right, as ``PurePath.match``).  A file
+    named twice is taken once.
     """
     skip = skip_dir.resolve() if skip_dir is not None else None
     seen = set()
@@ -54,7 +57,8 @@ def collect_inputs(paths: Sequence[str], skip_dir: Optional[Path] = None,
                         continue
                     found.append(f)
             for f in sorted(found, key=lambda f: f.relative_to(p).as_posix()):
-                add(f, p)
+                if _selected(PurePosixPath(f.relative_to(p).as_posix()), include, exclude):
+                    add(f, p)
         elif p.is_file():
             add(p, None)
         elif p.exists():
@@ -62,6 +66,13 @@ def collect_inputs(paths: Sequence[str], skip_dir: Optional[Path] = None,
         else:
             errors.append((arg, f"{p}: no such file or folder"))
     return files, errors, skipped
+
+
+def _selected(rel: PurePosixPath, include: Sequence[str], exclude: Sequence[str]) -> bool:
+    """Whether a file at ``rel`` inside a folder passes ``--include`` and ``--exclude``."""
+    if include and not any(rel.match(g) for g in include):
+        return False
+    return not any(rel.match(g) for g in exclude)
 
 
 @dataclass

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
+import sys
 import time
 from dataclasses import asdict
 from pathlib import Path
@@ -11,49 +13,134 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from .. import __version__
-from ..io import atomic_write_bytes
+from ..io import SUFFIXES, atomic_write_bytes
 from ..packing import Packer
 from ..preview import PreviewUnavailable, require_pillow
 from .console import _Console
-from .inputs import _plan_outputs, collect_inputs
+from .farm import farm_commands
+from .inputs import _Plan, _plan_outputs, collect_inputs
 from .results import (EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, FAILED, INTERRUPTED, KEPT, NOT_STARTED, PACKED,
-                      FileResult, PackTask)
-from .runner import _cpu_count, _not_started, _run_batch
+                      PLANNED, SKIPPED, UNCHANGED, WRITTEN, FileResult, PackTask)
+from .runner import _cpu_count, _run_batch
 
 #: Search time per file (seconds) when neither --time nor --iterations is given.
 DEFAULT_TIME = 2.0
 
 
 def _packer_options(args: argparse.Namespace) -> Dict[str, Any]:
-    options = {"margin": args.margin, "margin_px": args.margin_px, "texture_size": args.texture_size,
+    """The :class:`uvnest.Packer` options the arguments ask for."""
+    options = {"margin": args.margin, "margin_px": args.margin_px,
+               "texture_size": tuple(args.texture_size) if args.texture_size else None,
                "rotation": args.rotation, "rotation_step": args.rotation_step, "flip": args.flip,
                "shape": args.shape, "merge_overlapping": not args.no_merge_overlapping, "seed": args.seed,
                "padding": args.padding, "pixel_perfect": args.pixel_perfect, "block_align": args.block_align}
-    if args.udim is not None or args.texel_density is not None:
+    if args.target is not None:
+        options["target"] = tuple(args.target)
+    if _udim(args):
         options["scale"] = "fixed"
-        options["tiles"] = args.udim
+        options["tiles"] = list(args.tiles) if args.tiles is not None else None
+    elif args.no_scale:
+        options["scale"] = "fixed"
+        options["tiles"] = [1001]
     if args.texel_density is not None:
         options["texel_density"] = args.texel_density
     return options
 
 
+def _udim(args: argparse.Namespace) -> bool:
+    """UDIM packing: ``--udim``, or an option that implies it."""
+    return bool(args.udim or args.tiles is not None or args.texel_density is not None)
+
+
+#: The Python API's option names in the packer's messages, as the command line spells them.
+_CLI_NAMES = {"margin_px": "--margin-px", "texture_size": "--texture-size", "texel_density": "--texel-density",
+              "pixel_perfect": "--pixel-perfect", "block_align": "--block-align", "rotation_step": "--rotation-step",
+              "scale='fixed'": "--udim or --no-scale", "tiles": "--tiles", "target": "--target",
+              "margin": "--margin", "padding": "--padding", "seed": "--seed"}
+_API_NAME = re.compile(r"(?<![\w-])(" + "|".join(re.escape(k) for k in sorted(_CLI_NAMES, key=len, reverse=True))
+                       + r")(?![\w'])")
+
+
+def _cli_names(message: str) -> str:
+    """A packer message with the Python API's option names in their command-line spelling."""
+    return _API_NAME.sub(lambda m: _CLI_NAMES[m.group(1)], message)
+
+
 def _check_options(options: Dict[str, Any]) -> Optional[str]:
     """The packer's own complaint about ``options`` (checked once on a
-    single triangle), or None when they are fine."""
+    single triangle) in the command line's names, or None when they are fine."""
     try:
         Packer(np.array([[0.0, 0.0], [0.01, 0.0], [0.0, 0.01]]), [[0, 1, 2]],
                positions=np.eye(3) * 1e-9 if "texel_density" in options else None, **options)
     except ValueError as e:
-        return str(e)
+        return _cli_names(str(e))
     return None
 
 
-def _summary(results: Sequence[FileResult], elapsed: float, interrupted: bool, skipped_outputs: int) -> str:
-    count = {s: sum(r.status == s for r in results) for s in (PACKED, KEPT, INTERRUPTED, FAILED, NOT_STARTED)}
+def _argument_errors(args: argparse.Namespace) -> List[str]:
+    """Mistakes in the arguments alone (no file is looked at)."""
+    errors = []
+    if args.output is not None and (len(args.paths) != 1 or Path(args.paths[0]).is_dir()):
+        errors.append("-o/--output needs exactly one input file (use --out-dir for several files or folders)")
+    if args.suffix is not None and (args.in_place or args.output is not None):
+        errors.append("--suffix cannot be combined with --in-place or -o/--output")
+    if args.keep_groups and not _udim(args):
+        errors.append("--keep-groups needs --udim")
+    if args.no_scale and _udim(args):
+        errors.append("--no-scale: --udim, --tiles and --texel-density keep the islands' size already")
+    for option, given in (("--margin-px", args.margin_px is not None), ("--texel-density", args.texel_density),
+                          ("--pixel-perfect", args.pixel_perfect), ("--block-align", args.block_align)):
+        if given and args.texture_size is None:
+            errors.append(f"{option} needs --texture-size")
+    if args.skip_existing and args.in_place:
+        errors.append("--skip-existing cannot be combined with --in-place (the output is the input)")
+    if args.verbose and args.quiet:
+        errors.append("-v/--verbose and -q/--quiet exclude each other")
+    if args.chunk is not None and args.emit_commands is None:
+        errors.append("--chunk needs --emit-commands")
+    modes = [name for name, on in (("--scheduler", args.scheduler), ("--emit-commands", args.emit_commands),
+                                   ("--dry-run", args.dry_run)) if on]
+    if len(modes) > 1:
+        errors.append(f"{' and '.join(modes)} exclude each other")
+    if args.scheduler and args.jobs is not None:
+        errors.append("-j/--jobs is for this machine; with --scheduler the cluster's workers decide")
+    if args.udim and any(_looks_like_tiles(p) for p in args.paths):
+        errors.append("--udim takes no value: give the tiles with --tiles, e.g. --udim --tiles 1001-1010")
+    if args.preview:
+        try:
+            require_pillow()
+        except PreviewUnavailable as e:
+            errors.append(f"--preview: {e}")
+    if not errors:
+        problem = _check_options(_packer_options(args))
+        if problem:
+            errors.append(problem)
+    return errors
+
+
+def _looks_like_tiles(path: str) -> bool:
+    """``1001``, ``1001-1010,1021``: a tile list given where a path was expected."""
+    return bool(re.fullmatch(r"\d{4}(-\d{4})?(,\d{4}(-\d{4})?)*", path)) and not Path(path).exists()
+
+
+def _summary(results: Sequence[FileResult], elapsed: float, interrupted: bool, left_out: int) -> str:
+    count = {s: sum(r.status == s for r in results)
+             for s in (PACKED, KEPT, UNCHANGED, INTERRUPTED, FAILED, NOT_STARTED, SKIPPED, PLANNED)}
     n = len(results)
-    parts = [f"packed {count[PACKED]} of {n} file{'s' if n != 1 else ''}"]
+    files = f"{n} file{'s' if n != 1 else ''}"
+    if count[PLANNED]:
+        return f"uvnest: dry run: would pack {count[PLANNED]} of {files}" + (
+            f", {count[SKIPPED]} skipped (output exists)" if count[SKIPPED] else "")
+    parts = [f"packed {count[PACKED]} of {files}"]
+    worse = sum(bool(r.worse) for r in results if r.status in (PACKED, KEPT))
+    if worse:
+        parts.append(f"{worse} worse than the input (written; --only-if-better keeps the input's layout)")
+    if count[UNCHANGED]:
+        parts.append(f"{count[UNCHANGED]} unchanged (packing would lower coverage)")
     if count[KEPT]:
         parts.append(f"{count[KEPT]} stopped early and written with the best layout so far")
+    if count[SKIPPED]:
+        parts.append(f"{count[SKIPPED]} skipped (output exists)")
     if count[INTERRUPTED]:
         parts.append(f"{count[INTERRUPTED]} stopped and not written")
     if count[FAILED]:
@@ -61,27 +148,32 @@ def _summary(results: Sequence[FileResult], elapsed: float, interrupted: bool, s
     if count[NOT_STARTED]:
         parts.append(f"{count[NOT_STARTED]} not started")
     text = ", ".join(parts) + f" in {elapsed:.1f} s"
-    written = [r for r in results if r.status in (PACKED, KEPT)]
+    written = [r for r in results if r.status in WRITTEN]
     if written:
         before = sum(r.coverage_before or 0.0 for r in written) / len(written)
-        after = sum(r.coverage_after or 0.0 for r in written) / len(written)
+        after = sum((r.coverage_before if r.status == UNCHANGED else r.coverage_after) or 0.0
+                    for r in written) / len(written)
         text += f"; mean coverage {before:.1%} -> {after:.1%}"
-    if skipped_outputs:
-        text += f" (left out {skipped_outputs} earlier output{'s' if skipped_outputs != 1 else ''})"
+    if left_out:
+        text += f" (left out {left_out} earlier output{'s' if left_out != 1 else ''})"
     return f"uvnest: {'interrupted: ' if interrupted else ''}{text}"
 
 
-def _write_report(path: Path, results: Sequence[FileResult], args: argparse.Namespace, elapsed: float,
-                  interrupted: bool) -> None:
-    doc = {
+def _report_options(args: argparse.Namespace) -> Dict[str, Any]:
+    return {**_packer_options(args), "time": args.time, "iterations": args.iterations, "uv_set": args.uv_set,
+            "locked": args.locked or [], "only_if_better": args.only_if_better}
+
+
+def report_document(results: Sequence[FileResult], options: Dict[str, Any], elapsed: float,
+                    interrupted: bool) -> Dict[str, Any]:
+    """The ``--report`` JSON document."""
+    return {
         "uvnest_version": __version__,
         "interrupted": interrupted,
         "time": elapsed,
-        "options": {**_packer_options(args), "time": args.time, "iterations": args.iterations,
-                    "uv_set": args.uv_set},
+        "options": options,
         "files": [{k: v for k, v in asdict(r).items() if k != "index"} for r in results],
     }
-    atomic_write_bytes(path, (json.dumps(doc, indent=2, allow_nan=False) + "\n").encode("utf-8"))
 
 
 def _budget(args: argparse.Namespace, default_time: float) -> Tuple[Optional[float], Optional[int]]:
@@ -92,65 +184,97 @@ def _budget(args: argparse.Namespace, default_time: float) -> Tuple[Optional[flo
     return args.time, args.iterations
 
 
-def _cmd_pack(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
-    t0 = time.perf_counter()
-    if args.output is not None and (len(args.paths) != 1 or Path(args.paths[0]).is_dir()):
-        parser.error("-o/--output needs exactly one input file (use --out-dir for several files or folders)")
-    if args.suffix is not None and (args.in_place or args.output is not None):
-        parser.error("--suffix cannot be combined with --in-place or -o/--output")
-    if args.keep_groups and args.udim is None and args.texel_density is None:
-        parser.error("--keep-groups needs --udim")
-    if args.margin_px is not None and args.texture_size is None:
-        parser.error("--margin-px needs --texture-size")
-    if args.preview:
-        try:
-            require_pillow()
-        except PreviewUnavailable as e:
-            parser.error(f"--preview: {e}")
-    options = _packer_options(args)
-    problem = _check_options(options)
-    if problem:
-        parser.error(problem)
+def _plans(args: argparse.Namespace) -> Tuple[List[_Plan], int, List[str]]:
+    """The files to pack with their outputs, how many earlier outputs were
+    left out, and the path errors (missing inputs, clashing outputs)."""
     suffix = args.suffix if args.suffix is not None else ("" if args.out_dir is not None else "_packed")
     out_dir = Path(args.out_dir) if args.out_dir is not None else None
-    files, missing, skipped = collect_inputs(
-        args.paths, skip_dir=out_dir, skip_stem_suffix=suffix if not args.in_place and args.output is None else "")
+    files, missing, left_out = collect_inputs(
+        args.paths, skip_dir=out_dir, skip_stem_suffix=suffix if not args.in_place and args.output is None else "",
+        include=args.include or (), exclude=args.exclude or ())
     plans = _plan_outputs(files, output=Path(args.output) if args.output else None, out_dir=out_dir,
                           suffix=suffix, in_place=args.in_place, preview=args.preview)
-    time_limit, iterations = _budget(args, DEFAULT_TIME)
+    known = ", ".join(SUFFIXES)
+    errors = [m for _arg, m in missing] + [
+        f"{p.path}: unsupported file type {p.path.suffix or '(no suffix)'!r} (supported: {known})"
+        if p.path.suffix.lower() not in SUFFIXES else p.error
+        for p in plans if p.error is not None or p.path.suffix.lower() not in SUFFIXES]
+    if not errors and not plans:
+        errors.append("no .obj, .gltf or .glb files found" + (" (after --include/--exclude)"
+                                                               if args.include or args.exclude else ""))
+    return plans, left_out, errors
 
-    console = _Console(args.quiet, len(missing) + len(plans))
-    # one index space in input order: arguments that do not exist, then the planned files
-    early: List[FileResult] = [FileResult(index=k, path=arg, status=FAILED, error=m)
-                               for k, (arg, m) in enumerate(missing)]
-    tasks: List[PackTask] = []
-    for k, plan in enumerate(plans, start=len(missing)):
-        if plan.error is not None:
-            early.append(FileResult(index=k, path=str(plan.path), status=FAILED, error=plan.error))
-            continue
-        tasks.append(PackTask(index=k, path=str(plan.path), output=str(plan.output), options=options,
-                              time_limit=time_limit, iterations=iterations, uv_set=args.uv_set,
-                              preview=str(plan.preview) if plan.preview else None, preview_size=args.preview_size,
-                              keep_best=args.keep_best, keep_groups=args.keep_groups))
-    if not early and not tasks:
-        console.summary("uvnest: no .obj, .gltf or .glb files found")
-        return EXIT_FAILED
+
+def _cmd_pack(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    t0 = time.perf_counter()
+    errors = _argument_errors(args)
+    plans: List[_Plan] = []
+    left_out = 0
+    if not errors:
+        plans, left_out, errors = _plans(args)
+    if errors:
+        parser.error("\n  ".join(errors))
+    options = _packer_options(args)
+    time_limit, iterations = _budget(args, DEFAULT_TIME)
+    tasks = [PackTask(index=k, path=str(plan.path), output=str(plan.output), options=options,
+                      time_limit=time_limit, iterations=iterations, uv_set=args.uv_set,
+                      preview=str(plan.preview) if plan.preview else None, preview_size=args.preview_size,
+                      keep_best=args.keep_best, keep_groups=args.keep_groups, only_if_better=args.only_if_better,
+                      locked_groups=tuple(args.locked or ()))
+             for k, plan in enumerate(plans)]
+    early: List[FileResult] = []
+    if args.skip_existing:
+        early = [FileResult(index=t.index, path=t.path, status=SKIPPED, output=t.output)
+                 for t in tasks if Path(t.output).exists()]
+        tasks = [t for t in tasks if not Path(t.output).exists()]
+    if args.emit_commands is not None:
+        return _emit(args, parser, tasks)
+    console = _Console(args.verbose - args.quiet, len(plans), records=sys.stdout if args.json else None)
     for r in early:
         console.finished(r)
-    if early and args.fail_fast:
-        tasks_run: List[FileResult] = [_not_started(t) for t in tasks]
+    if args.dry_run:
+        ran = [FileResult(index=t.index, path=t.path, status=PLANNED, output=t.output) for t in tasks]
+        for r in ran:
+            console.finished(r)
         interrupted = False
+    elif args.scheduler:
+        from ..batch import ClusterUnavailable, run_on_cluster
+        try:
+            ran, interrupted = run_on_cluster(tasks, args.scheduler, console, fail_fast=args.fail_fast)
+        except ClusterUnavailable as e:
+            console.close()
+            parser.error(f"--scheduler {args.scheduler}: {e}")
     else:
-        tasks_run, interrupted = _run_batch(tasks, args.jobs or _cpu_count(), console, args.fail_fast)
-    results = sorted(early + tasks_run, key=lambda r: r.index)
+        ran, interrupted = _run_batch(tasks, args.jobs or _cpu_count(), console, args.fail_fast)
+    results = sorted(early + ran, key=lambda r: r.index)
     elapsed = time.perf_counter() - t0
     status = EXIT_INTERRUPTED if interrupted else (EXIT_FAILED if any(r.status == FAILED for r in results)
                                                    else EXIT_OK)
-    if args.report:
+    if args.report and not args.dry_run:
+        doc = report_document(results, _report_options(args), elapsed, interrupted)
         try:
-            _write_report(Path(args.report), results, args, elapsed, interrupted)
+            atomic_write_bytes(Path(args.report), (json.dumps(doc, indent=2, allow_nan=False) + "\n").encode())
         except OSError as e:
             console.error(f"{args.report}: cannot write the report: {e.strerror or e}")
             status = status or EXIT_FAILED
-    console.summary(_summary(results, elapsed, interrupted, skipped))
+    console.summary(_summary(results, elapsed, interrupted, left_out))
     return status
+
+
+def _emit(args: argparse.Namespace, parser: argparse.ArgumentParser, tasks: Sequence[PackTask]) -> int:
+    """``--emit-commands``: write the farm commands, pack nothing."""
+    text = "".join(line + "\n" for line in farm_commands(parser, args, tasks, args.chunk or 1))
+    if args.emit_commands == "-":
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    else:
+        try:
+            atomic_write_bytes(Path(args.emit_commands), text.encode())
+        except OSError as e:
+            print(f"error: {args.emit_commands}: cannot write: {e.strerror or e}", file=sys.stderr)
+            return EXIT_FAILED
+    if args.quiet < 2:
+        n = text.count("\n")
+        print(f"uvnest: wrote {n} command{'s' if n != 1 else ''} for {len(tasks)} file{'s' if len(tasks) != 1 else ''}"
+              + ("" if args.emit_commands == "-" else f" to {args.emit_commands}"), file=sys.stderr)
+    return EXIT_OK

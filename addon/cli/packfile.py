@@ -3,21 +3,24 @@ for a bad file (the result says what went wrong)."""
 from __future__ import annotations
 
 import contextlib
+import fnmatch
 import math
 import threading
 import time
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterator, Optional
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
 
 from .. import io
 from ..io import MeshIOError
-from ..islands import find_islands, tile_coverage
+from ..islands import Island, find_islands, tile_coverage
 from ..packing import Packer
 from ..preview import write_preview
-from ..tiles import udim_box
-from .results import FAILED, INTERRUPTED, KEPT, NOT_STARTED, PACKED, FileResult, PackTask, Progress
+from ..tiles import off_tile, udim_box, udim_tile_of
+from .results import FAILED, INTERRUPTED, KEPT, NOT_STARTED, PACKED, UNCHANGED, FileResult, Notice, PackTask, Progress
+
+UNIT_TILE = (0.0, 0.0, 1.0, 1.0)
 
 class _StopSignal:
     """A stop request that a signal handler may set: a plain attribute, no locks."""
@@ -65,19 +68,99 @@ class _CancelOnStop:
         self._thread.join()
 
 
-def pack_file(task: PackTask, stop: Any, progress: Optional[Callable[[Progress], None]] = None) -> FileResult:
+#: Coverage may drop by this much (a share of the tile) and not count as
+#: worse: room for the rounding of stored UVs (float32 glTF) when the
+#: layout cannot improve; far below what a print (0.1 %) shows.
+WORSE_TOLERANCE = 1e-6
+
+
+Region = Tuple[float, float, float, float]
+
+
+def layout_coverage(islands: Sequence[Island], regions: Sequence[Region]) -> float:
+    """Mean share of ``regions`` covered by the union of ``islands`` (merged
+    overlapping islands, as :func:`uvnest.find_islands` gives by default);
+    0 when there is no region.  Before and after packing, a file is measured
+    by this one function."""
+    if not regions:
+        return 0.0
+    return float(np.mean([tile_coverage(islands, r) for r in regions]))
+
+
+def _input_regions(islands: Sequence[Island], options: Dict[str, Any]) -> List[Region]:
+    """Where the input layout is measured: the target (default the 0..1
+    tile), or with ``scale='fixed'`` the UDIM tiles holding the islands'
+    centres, as the packed layout is measured in the tiles it uses."""
+    if options.get("scale") != "fixed":
+        return [tuple(options.get("target", UNIT_TILE))]
+    tiles = {udim_tile_of((i.bbox[0] + i.bbox[2]) / 2, (i.bbox[1] + i.bbox[3]) / 2) for i in islands}
+    return [udim_box(t) for t in sorted(t for t in tiles if t is not None)]
+
+
+def _off_tile_warning(path: str, islands: Sequence[Island], fixed: bool) -> Tuple[int, Optional[str]]:
+    """How many islands reach outside the tile (any single UDIM tile when
+    ``fixed``; the islands of a group of overlapping ones count when the
+    group does), and a warning saying so (None when none does)."""
+    boxes = np.array([isl.bbox for isl in islands], dtype=np.float64).reshape(-1, 4)
+    out = off_tile(boxes, any_tile=fixed)
+    if not out.size:
+        return 0, None
+    lo, hi = boxes[:, :2].min(axis=0), boxes[:, 2:].max(axis=0)
+    where = "a single UDIM tile" if fixed else "the 0..1 tile"
+    count = sum(len(islands[i].members) for i in out)  # an overlapping group counts its islands
+    total = sum(len(isl.members) for isl in islands)
+    return count, (f"{path}: {count} of {total} islands reach outside {where} (UVs span "
+                           f"u {lo[0]:.3g}..{hi[0]:.3g}, v {lo[1]:.3g}..{hi[1]:.3g}: tiling or offset UVs?); "
+                           "packing moves them into the tile, so textures that repeat will no longer line up")
+
+
+def _locked_faces(mesh: Any, names: Sequence[str], path: str, warn: Callable[[str], None]) -> Optional[np.ndarray]:
+    """Faces of the objects, groups or materials named ``names`` (exact
+    names or globs, matched against each part of a group name such as
+    ``o Chair, usemtl wood`` without its keyword, and the whole of it), as
+    a mask over ``mesh.faces``; None when ``names`` is empty.  Names that
+    match nothing are warned about."""
+    if not names:
+        return None
+    keys = np.asarray(mesh.face_groups if mesh.face_groups is not None else np.zeros(len(mesh.faces), np.int64))
+    group_names = list(mesh.group_names) if mesh.face_groups is not None else ["(default)"]
+    matched = np.zeros(len(group_names), bool)
+    for name in names:
+        hits = [k for k, g in enumerate(group_names) if _names_match(g, name)]
+        if not hits:
+            warn(f"{path}: --locked {name}: no object, group or material of that name")
+        matched[hits] = True
+    return matched[keys]
+
+
+def _names_match(group_name: str, pattern: str) -> bool:
+    parts = [part.strip().split(" ", 1)[-1] for part in group_name.split(",")]
+    return any(fnmatch.fnmatchcase(p, pattern) for p in [group_name, *parts])
+
+
+def pack_file(task: PackTask, stop: Any, progress: Optional[Callable[[Any], None]] = None) -> FileResult:
     """Load, pack and write one file; never raises for a bad file.
 
     ``stop`` is anything with ``is_set()``: when it is set before the file
     starts, nothing is done (``not started``); during the search, the search
     ends and the file is dropped (``interrupted``) or, with
     ``task.keep_best``, written with the best layout so far (``kept``).
-    ``progress`` is called with every better layout.  Errors become a
-    ``FileResult`` with status ``error`` and a one-line message that starts
-    with the file name.
+    ``progress`` is called with a :class:`Notice` for each warning (islands
+    outside the tile come before the search) and a :class:`Progress` for
+    every better layout.  A layout that covers less than the input is
+    written with a warning (``worse``), or with ``task.only_if_better`` the
+    output gets the input's layout (status ``unchanged``; an input packed in
+    place is not touched).  Errors become a ``FileResult`` with status
+    ``error`` and a one-line message that starts with the file name.
     """
     t0 = time.perf_counter()
     res = FileResult(index=task.index, path=task.path, status=FAILED, seed=int(task.options.get("seed", 0)))
+
+    def warn(text: str) -> None:
+        res.warnings.append(text)
+        if progress is not None:
+            progress(Notice(task.index, text))
+
     try:
         if stop.is_set():
             res.status = NOT_STARTED
@@ -85,18 +168,24 @@ def pack_file(task: PackTask, stop: Any, progress: Optional[Callable[[Progress],
         mesh = io.load(task.path, uv_set=task.uv_set)
         if not mesh.faces:
             raise ValueError("has no faces with texture coordinates")
+        fixed = task.options.get("scale") == "fixed"
+        before = find_islands(mesh.uvs, mesh.faces, mesh_faces=mesh.mesh_faces)
+        res.islands = sum(len(isl.members) for isl in before)
+        res.coverage_before = layout_coverage(before, _input_regions(before, task.options))
+        res.out_of_tile, off = _off_tile_warning(task.path, before, fixed)
+        if off:
+            warn(off)
         extra: Dict[str, Any] = {}
         if task.keep_groups and mesh.face_groups is not None:
             extra["groups"] = mesh.face_groups
         if "texel_density" in task.options:
             extra["positions"] = mesh.positions if mesh.positions is not None else np.zeros((0, 3))
+        locked = _locked_faces(mesh, task.locked_groups, task.path, warn)
+        if locked is not None and locked.any():
+            extra["locked"] = locked
         packer = Packer(mesh.uvs, mesh.faces, mesh_faces=mesh.mesh_faces, **_storable(task.options, mesh.uv_step),
                         **extra)
-        before = (packer.islands if task.options.get("merge_overlapping", True)
-                  else find_islands(mesh.uvs, mesh.faces, mesh_faces=mesh.mesh_faces))
-        res.islands = sum(len(isl.members) for isl in before)
         res.groups = len(packer.islands)
-        res.coverage_before = tile_coverage(before)
         best = packer.best
         with _CancelOnStop(stop, packer) as watcher:
             for best in packer.improvements(time_limit=task.time_limit, iterations=task.iterations):
@@ -109,22 +198,33 @@ def pack_file(task: PackTask, stop: Any, progress: Optional[Callable[[Progress],
             return res
         after = find_islands(best.uvs, mesh.faces, mesh_faces=mesh.mesh_faces)
         used = sorted(set(best.tile_of_island.tolist()))
-        res.coverage_after = float(np.mean([tile_coverage(after, udim_box(t)) for t in used]))
-        if task.options.get("scale") == "fixed":
+        regions = [udim_box(t) for t in used] if fixed else _input_regions(after, task.options)
+        res.coverage_after = layout_coverage(after, regions)
+        res.worse = res.coverage_after < res.coverage_before - WORSE_TOLERANCE
+        if fixed:
             res.tiles = used
             res.split_groups = [mesh.group_names[k] for k in best.split_groups] if task.keep_groups else []
+        keep_input = bool(res.worse and task.only_if_better)
+        if res.worse:
+            warn(f"{task.path}: packing lowers coverage {res.coverage_before:.1%} -> {res.coverage_after:.1%}; "
+                 + ("kept the input's layout (--only-if-better)" if keep_input
+                    else "written anyway (--only-if-better keeps the input's layout)"))
         out = Path(task.output)
-        with _writing(out):
-            out.parent.mkdir(parents=True, exist_ok=True)
-            io.save(mesh, out, uvs=best.uvs)
+        if not (keep_input and out.resolve() == Path(task.path).resolve()):  # in place: leave the input alone
+            with _writing(out):
+                out.parent.mkdir(parents=True, exist_ok=True)
+                io.save(mesh, out, uvs=None if keep_input else best.uvs)
         res.output = task.output
         if task.preview is not None:
+            shown = before if keep_input else after
             with _writing(Path(task.preview)):
-                write_preview(task.preview, after, size=task.preview_size, margin=_margin(task.options),
-                              coverage=res.coverage_after, scale=best.scale,
-                              title=out.name + (" (stopped early)" if watcher.fired else ""))
+                write_preview(task.preview, shown, size=task.preview_size, margin=_margin(task.options),
+                              coverage=res.coverage_before if keep_input else res.coverage_after,
+                              scale=1.0 if keep_input else best.scale,
+                              title=out.name + (" (input layout kept)" if keep_input else
+                                                " (stopped early)" if watcher.fired else ""))
             res.preview = task.preview
-        res.status = KEPT if watcher.fired else PACKED
+        res.status = UNCHANGED if keep_input else KEPT if watcher.fired else PACKED
     except MeshIOError as e:
         res.error = str(e)
     except _WriteError as e:
