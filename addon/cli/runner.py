@@ -2,6 +2,7 @@
 pool, with Ctrl-C handling (the first stops cleanly, the second at once)."""
 from __future__ import annotations
 
+import functools
 import multiprocessing
 import os
 import signal
@@ -11,7 +12,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import replace
 from queue import Empty
-from typing import Any, Callable, Dict, List, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from .console import _Console
 from .packfile import _StopSignal, pack_file
@@ -90,8 +91,8 @@ def _drain(queue: Any, console: _Console) -> None:
         console.progress(p)
 
 
-def _run_pool(tasks: Sequence[PackTask], jobs: int, stop: _StopSignal, console: _Console,
-              on_result: OnResult) -> None:
+def _run_pool(tasks: Sequence[PackTask], stop: _StopSignal, console: _Console, on_result: OnResult, *,
+              jobs: int) -> None:
     """Pack ``tasks`` in ``jobs`` worker processes, at most ``jobs`` files in
     flight.  Workers ignore SIGINT; the parent turns ``stop`` into a shared
     event that cancels their searches, and starts no new file.  If a worker
@@ -140,10 +141,17 @@ def _feed_pool(pool: ProcessPoolExecutor, todo: "deque[PackTask]", jobs: int, st
             on_result(result)
 
 
-def _run_batch(tasks: Sequence[PackTask], jobs: int, console: _Console,
-               fail_fast: bool) -> Tuple[List[FileResult], bool]:
-    """Pack ``tasks`` (serially or in a pool); returns the results in task
-    order and whether Ctrl-C stopped the batch."""
+Execute = Callable[[Sequence[PackTask], _StopSignal, _Console, OnResult], None]
+
+
+def _run_batch(tasks: Sequence[PackTask], jobs: int, console: _Console, fail_fast: bool,
+               execute: Optional[Execute] = None) -> Tuple[List[FileResult], bool]:
+    """Pack ``tasks`` (serially, in a pool of ``jobs`` processes, or with
+    ``execute``, e.g. on a cluster); returns the results in task order and
+    whether Ctrl-C stopped the batch.  ``execute(tasks, stop, console,
+    on_result)`` must report every task to ``on_result``, start no file
+    once ``stop`` is set, and clean up when a second Ctrl-C raises
+    ``KeyboardInterrupt`` in it."""
     stop = _StopSignal()
     results: Dict[int, FileResult] = {}
 
@@ -153,12 +161,12 @@ def _run_batch(tasks: Sequence[PackTask], jobs: int, console: _Console,
         if fail_fast and r.status == FAILED:
             stop.set()
 
+    if execute is None:
+        execute = (functools.partial(_run_pool, jobs=min(jobs, len(tasks))) if jobs > 1 and len(tasks) > 1
+                   else _run_serial)
     with _Interrupts(stop) as interrupts:
         try:
-            if jobs > 1 and len(tasks) > 1:
-                _run_pool(tasks, min(jobs, len(tasks)), stop, console, on_result)
-            else:
-                _run_serial(tasks, stop, console, on_result)
+            execute(tasks, stop, console, on_result)
         except KeyboardInterrupt:  # a second Ctrl-C: give up on the files in progress at once
             interrupts.count = max(interrupts.count, 1)
             for task in tasks:
