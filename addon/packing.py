@@ -35,7 +35,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tupl
 
 import numpy as np
 
-from . import _core, tiles as _tiles
+from . import _core, region as _region, tiles as _tiles
 from ._faces import FacesLike
 from .islands import Island, clipped_area, find_islands, island_faces_of, ring_areas
 from .stacking import DEFAULT_TOLERANCE as DEFAULT_STACK_TOLERANCE, Stack, stack_islands
@@ -231,6 +231,8 @@ class _Options:
     #: space, uv * aspect, where islands keep their shape in texels;
     #: target and grid above are in that space
     aspect: Tuple[float, float] = (1.0, 1.0)
+    #: a target given as rings (then ``target`` is its bounding box)
+    region: Optional[_region.Region] = None
 
 
 def _angles(rotation: str, rotation_step: float) -> Tuple[np.ndarray, bool]:
@@ -301,10 +303,18 @@ def _options(margin: float, margin_px: Optional[float], texture_size, rotation: 
         raise ValueError(f"shape must be one of {SHAPES}, got {shape!r}")
     if scale not in SCALES:
         raise ValueError(f"scale must be one of {SCALES}, got {scale!r}")
+    region = None
+    if not _region.is_rectangle(target):
+        if scale == "fixed":
+            raise ValueError("a target of rings needs scale='fit' (with 'fixed' the target is a rectangle "
+                             "(x0, y0, x1, y1) within each tile)")
+        region = _region.parse_region(target)
+        target = region.box
     try:
         t = tuple(float(v) for v in target)
     except (TypeError, ValueError):
-        raise ValueError(f"target must be (x0, y0, x1, y1) with x1 > x0 and y1 > y0, got {target!r}") from None
+        raise ValueError(f"target must be (x0, y0, x1, y1) with x1 > x0 and y1 > y0, or rings, "
+                         f"got {target!r}") from None
     if len(t) != 4 or not all(math.isfinite(v) for v in t) or not (t[2] > t[0] and t[3] > t[1]):
         raise ValueError(f"target must be (x0, y0, x1, y1) with x1 > x0 and y1 > y0, got {target!r}")
     if scale == "fixed" and not (0 <= t[0] < t[2] <= 1 and 0 <= t[1] < t[3] <= 1):
@@ -315,6 +325,8 @@ def _options(margin: float, margin_px: Optional[float], texture_size, rotation: 
     # texel space (see _Options.aspect): the texel grid is square there
     ax, ay = aspect = _aspect(texture)
     t = (t[0] * ax, t[1] * ay, t[2] * ax, t[3] * ay)
+    if region is not None and aspect != (1.0, 1.0):
+        region = region.scaled(aspect)
     grid = None
     block = 0.0
     if block_align is not None:
@@ -347,7 +359,7 @@ def _options(margin: float, margin_px: Optional[float], texture_size, rotation: 
     anneal_max = 0 if anneal_max is None else _whole(anneal_max, "anneal_max", 1)
     return _Options(margin, padding, t, angles, align, flip, shape, merge_overlapping,
                     seed, float(cache_mb) * 2**20, anneal_max, scale == "fixed", tile_list,
-                    texture, grid, max(margin, block), engine_margin, engine_padding, aspect)
+                    texture, grid, max(margin, block), engine_margin, engine_padding, aspect, region)
 
 
 def _packing_shape(isl: Island, shape: str) -> Tuple[List[np.ndarray], float]:
@@ -526,8 +538,14 @@ class Packer:
             boolean mask over faces, or island indices.  With
             ``scale='fixed'`` they must lie in the first tile.
         target: ``(x0, y0, x1, y1)`` (default the unit tile; with
-            ``scale='fixed'``, the part of every tile to use).
-        padding: smallest distance from the target's border (default 0).
+            ``scale='fixed'``, the part of every tile to use), or, with
+            ``scale='fit'``, a region of rings: ``(n, 2)`` arrays, outer
+            rings counter-clockwise, holes (keep-out zones) clockwise,
+            several outer rings allowed.  Islands stay inside the region
+            and out of its holes; ``coverage`` is a share of its area.
+        padding: smallest distance from the target's border (default 0);
+            for a region, from its boundary, holes included, where islands
+            keep at least the margin (see :mod:`uvnest.region`).
         seed: random seed (default 0).
         cache_mb: no-fit polygon cache budget (default 256).
         anneal_max: how many of the largest islands are annealed; the rest
@@ -632,6 +650,8 @@ class Packer:
         #: area of the locked islands inside the target (they may reach out of it)
         self._locked_area = sum(clipped_area(rings, o.target) if self._units[i].area > 0 else 0.0
                                 for i, rings in zip(np.flatnonzero(self._locked), self._fixed_shapes))
+        if o.region is not None:   # the box less the region: obstacles, grown to keep the padding
+            self._fixed_shapes += o.region.obstacles(max(0.0, o.engine_padding - o.engine_margin))
         self._check_cancel()
         self._lock = threading.Lock()
         self._cancelled = False
@@ -905,7 +925,7 @@ class Packer:
         moving_area = float(np.sum(self._cover * (scale / self._prescale) ** 2))
         locked_area = self._locked_area
         used = np.unique(bins)
-        tile_area = (o.target[2] - o.target[0]) * (o.target[3] - o.target[1])
+        tile_area = o.region.area if o.region is not None else (o.target[2] - o.target[0]) * (o.target[3] - o.target[1])
         shares = np.bincount(np.asarray(bins, dtype=np.int64), weights=self._cover * (scale / self._prescale) ** 2,
                              minlength=len(o.tiles))[used] / tile_area
         split = [key for g, key in enumerate(self._group_keys)
