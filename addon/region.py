@@ -90,7 +90,7 @@ def is_rectangle(target) -> bool:
         arr = np.asarray(target, dtype=np.float64)
     except (TypeError, ValueError):
         return False
-    return arr.ndim == 1
+    return arr.ndim <= 1
 
 
 def parse_region(target: Sequence) -> Region:
