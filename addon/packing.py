@@ -38,6 +38,7 @@ import numpy as np
 from . import _core, region as _region, tiles as _tiles
 from ._faces import FacesLike
 from .islands import Island, clipped_area, find_islands, island_faces_of, ring_areas
+from .scales import mixed_scales
 from .stacking import DEFAULT_TOLERANCE as DEFAULT_STACK_TOLERANCE, Stack, stack_islands
 from .tiles import pack_pow2_squares
 
@@ -179,6 +180,9 @@ class PackResult:
             covered (1 when every tile is full).
         split_groups: affinity group keys whose islands ended up in more
             than one tile.
+        scale_ratio: the largest island scale over the smallest (the
+            texel-density spread ``max_scale_ratio`` allows; 1 with one
+            common scale).
         stacks: the stacks of similar islands packed as one
             (``stack_similar``; see :class:`uvnest.stacking.Stack`).
         kind: ``'exact'`` for a layout of the packer's own engine (the
@@ -203,6 +207,7 @@ class PackResult:
     tile_lower_bound: int = 1
     tile_fill: float = 0.0
     split_groups: List = field(default_factory=list)
+    scale_ratio: float = 1.0
     kind: str = "exact"
     stacks: List[Stack] = field(default_factory=list)
 
@@ -564,6 +569,12 @@ class Packer:
             fraction of the island's size (True: 0.001).  Each stack packs
             as the union of its aligned copies; ``stacks`` (and the
             result's ``stacks``) say which islands were stacked and how.
+        max_scale_ratio: with ``scale='fit'``, let island scales differ by
+            up to this ratio (default 1: one common scale).  When an island
+            limits the common scale by its extent (a long strip), the
+            others grow by up to this ratio into the room it leaves (see
+            :mod:`uvnest.scales`).  ``transforms`` carry each island's
+            scale, and the result's ``scale_ratio`` the spread.
         cancel: a :class:`Cancel`; when set, construction raises
             :class:`Cancelled` within a few tens of milliseconds, and later
             ``step()`` / ``improvements()`` stop as with :meth:`cancel`.
@@ -596,7 +607,8 @@ class Packer:
                  scale: str = "fit", tiles: Optional[Sequence[int]] = None,
                  texel_density: Optional[float] = None, positions=None, groups=None,
                  pixel_perfect: bool = False, block_align: Optional[int] = None,
-                 stack_similar: Union[bool, float] = False, time_limit: Optional[float] = None,
+                 stack_similar: Union[bool, float] = False, max_scale_ratio: float = 1.0,
+                 time_limit: Optional[float] = None,
                  cancel: Optional[Cancel] = None) -> None:
         self._t0 = time.perf_counter()
         limit = _seconds(time_limit, "time_limit")
@@ -634,6 +646,14 @@ class Packer:
             raise ValueError("there is nothing to pack: every island is locked")
         moving = [self._units[i] for i in self._moving]
         self._prescale = self._island_scales(moving, faces, mesh_faces, texel_density, positions)
+        ratio = _number(max_scale_ratio, "max_scale_ratio", low=1.0)
+        if ratio > 1:
+            if o.fixed:
+                raise ValueError("max_scale_ratio needs scale='fit' (with 'fixed' islands keep their size)")
+            x0, y0, x1, y1 = o.target
+            self._prescale = self._prescale * mixed_scales(
+                [isl.outline for isl in moving], np.array([isl.area for isl in moving]), ratio,
+                (x1 - x0 - 2 * o.padding, y1 - y0 - 2 * o.padding), o.align or len(o.angles) > 1)
         self._group_keys, self._group_of = _island_groups(groups, moving, n_faces)
         self._shapes = []     # per moving island: what the engine packs, pre-scaled
         self._areas = []      # the area the engine counts per island
@@ -937,7 +957,7 @@ class Packer:
                           elapsed=time.perf_counter() - self._t0, seed=o.seed, tile_of_island=island_tiles,
                           tile_count=int(used.size), tile_lower_bound=self._lower_bound(scale),
                           tile_fill=float(np.sum(shares ** 2) / used.size), split_groups=split, kind=kind,
-                          stacks=list(self.stacks))
+                          stacks=list(self.stacks), scale_ratio=float(scale.max() / scale.min()))
 
     def _lower_bound(self, scale: np.ndarray) -> int:
         o = self._opt
