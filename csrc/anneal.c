@@ -25,7 +25,13 @@
 #define WIDEN     1.15
 #define NARROW    0.92
 #define SWAP_SHARE 0.1
-#define CARDINAL_SHARE 0.5
+/* Rotation moves that take an edge-aligned orientation (an island's
+ * candidate, orient.c, or without candidates a quarter turn of its base)
+ * rather than a random step: straight edges mostly pack best straight,
+ * and a random step never lands exactly on one. */
+#ifndef ALIGNED_SHARE
+#define ALIGNED_SHARE 0.5
+#endif
 
 un_status un_anneal_init(un_anneal *A, int32_t n)
 {
@@ -43,6 +49,22 @@ void un_anneal_free(un_anneal *A)
     free(A->step);
     free(A->save);
     memset(A, 0, sizeof *A);
+}
+
+/* Are there edge-aligned orientations other than the grid itself: the
+ * islands' candidates, or quarter turns of the base among more angles? */
+static int has_aligned(const un_orients *os)
+{
+    return os->nangles > os->ngrid || (os->ngrid % 4 == 0 && os->ngrid > 4);
+}
+
+/* An edge-aligned orientation drawn at random (any flip): one of the
+ * island's candidates, or without them a quarter turn of the base. */
+static int32_t aligned_orientation(const un_orients *os, un_rng *g)
+{
+    int32_t ncand = os->nangles - os->ngrid, flip = un_rng_below(g, os->flips);
+    if (ncand > 0) return os->ngrid + un_rng_below(g, ncand) + flip * os->nangles;
+    return un_rng_below(g, 4) * (os->ngrid / 4) + flip * os->nangles;
 }
 
 static double wrap(double v)
@@ -89,19 +111,13 @@ un_status un_anneal_move(un_engine *E, un_anneal *A, un_rng *g, int *complete)
         reorder(E->seq, p, q, insert);
         from = p < q ? p : q;
     } else {
-        int32_t nparam = E->os.nangles * E->os.flips > 1 ? 3 : 2;
-        int32_t no = E->os.nangles * E->os.flips;
+        int32_t no = E->os.nangles * E->os.flips, nparam = no > 1 ? 3 : 2, o = -1;
         k = E->seq[p];
         j = 3 - nparam + un_rng_below(g, nparam);   /* skip theta with one orientation */
         old = E->par[3 * k + j];
-        if (j == 0 && E->os.nangles % 4 == 0 && E->os.nangles > 4 && un_rng_unit(g) < CARDINAL_SHARE) {
-            /* half of the rotation moves go to a quarter turn (or its
-             * mirror): straight edges mostly pack best straight */
-            int32_t o = un_rng_below(g, 4 * E->os.flips), a = (o % 4) * (E->os.nangles / 4);
-            E->par[3 * k] = ((double)(a + (o / 4) * E->os.nangles) + 0.5) / no;
-        } else {
-            E->par[3 * k + j] = wrap(old + A->step[3 * k + j] * (2 * un_rng_unit(g) - 1));
-        }
+        if (j == 0 && has_aligned(&E->os) && un_rng_unit(g) < ALIGNED_SHARE) o = aligned_orientation(&E->os, g);
+        if (o >= 0) E->par[3 * k] = ((double)o + 0.5) / no;
+        else E->par[3 * k + j] = wrap(old + A->step[3 * k + j] * (2 * un_rng_unit(g) - 1));
         from = p;
     }
     memcpy(A->save + from, E->pl + from, (size_t)(n - from) * sizeof *A->save);

@@ -49,7 +49,7 @@ static un_status island_nfp(un_engine *E, int32_t i, int32_t oi, int32_t si, int
     un_status s;
     key.i = i; key.k = k;
     key.fi = oi / E->os.nangles; key.fk = ok / E->os.nangles;
-    key.da = ok % E->os.nangles - oi % E->os.nangles;
+    key.da = un_orient_key(&E->os, oi, ok);
     key.si = si; key.sk = sk;
     if ((*out = un_nfpcache_get(E->cache, &key)) != NULL) return UN_OK;
     if ((s = ensure_inflated(E, i, si)) != UN_OK) return s;
@@ -423,8 +423,9 @@ static un_status place_in_bins(un_engine *E, filler *F, int32_t p, int32_t k, in
     un_status s;
     for (whole = E->group && E->group[k] >= 0; whole >= 0; whole--) {
         if ((s = first_fit(E, F, p, k, o, r, f, 0, whole, &found)) != UN_OK || found) return s;
-        for (q = 1; na % 4 == 0 && q < 4; q++) {
-            int32_t oq = (o % na + q * na / 4) % na + (o / na) * na;
+        for (q = 1; q < 4; q++) {
+            int32_t oq = un_orient_quarter(&E->os, o, q);
+            if (oq < 0) break;
             if ((s = first_fit(E, F, p, k, oq, r, f, 0, whole, &found)) != UN_OK || found) return s;
         }
         for (j = 0; j < no; j++)

@@ -33,6 +33,12 @@
  * inflated again (unless the engine's drift says otherwise); the inflation
  * is then a little wider than needed. */
 #define UN_INFLATION_DRIFT 0.03
+/* Orientation candidates (orient.c) with free rotation: the quarter turns
+ * of this many edge directions per island.  Puzzle pieces have 3 to 7
+ * edges, so 6 directions cover nearly all of theirs; each direction costs
+ * 4 orientations of theta's range and of the contact search's tries. */
+#define UN_CAND_DIRS 6
+#define UN_CANDIDATES (4 * UN_CAND_DIRS)
 
 /* ------------------------------------------------------------------ rng.c */
 
@@ -53,6 +59,9 @@ typedef struct {
     double    area;       /* true area of the island */
     double    perimeter;  /* of the simplified shape (island units) */
     double    base;       /* base angle of orientation 0 (radians) */
+    double    cand[UN_CANDIDATES]; /* candidate angles (radians, absolute, not
+                                    * offsets from base): 4 quarter turns per
+                                    * direction (orient.c) */
     double    cx, cy;     /* reference point: the shape's bbox centre */
     /* inflated shape on the grid, identity orientation, one per shrink
      * level (0 = full size), for the current inflation epoch */
@@ -61,14 +70,31 @@ typedef struct {
 } un_island;
 
 typedef struct {
-    int32_t nangles;      /* angles per flip */
-    double *angles;       /* offsets from each island's base angle */
+    int32_t nangles;      /* orientations per flip: the grid, then the candidates */
+    int32_t ngrid;        /* grid angles: angles[0..ngrid) */
+    double *angles;       /* the grid: offsets from each island's base angle */
     int32_t flips;        /* 1 or 2 */
 } un_orients;
 
-/* Island transform for orientation o = angle + nangles * flip: a point p
- * (relative to the reference point) maps to R(base + angles[a]) F^flip p. */
-void un_orient_matrix(const un_orients *os, const un_island *is, int32_t o, double m[4]);
+/* Angle of orientation o = a + nangles * flip: base + angles[a] for a grid
+ * angle (a < ngrid), else the island's candidate cand[a - ngrid]. */
+double  un_orient_angle(const un_orients *os, const un_island *is, int32_t o);
+/* Island transform for orientation o: a point p (relative to the reference
+ * point) maps to R(un_orient_angle) F^flip p. */
+void    un_orient_matrix(const un_orients *os, const un_island *is, int32_t o, double m[4]);
+/* The no-fit polygon cache's key for the angles of orientations oi (the
+ * fixed island) and ok (the moving one): their difference when both are
+ * grid angles (the polygon, in the fixed island's frame, depends on
+ * nothing else), else a value >= ngrid unique to the pair. */
+int32_t un_orient_key(const un_orients *os, int32_t oi, int32_t ok);
+/* Orientation o turned by q more quarter turns (same flip), or -1 when o
+ * is a grid angle and the grid does not hold quarter turns. */
+int32_t un_orient_quarter(const un_orients *os, int32_t o, int32_t q);
+
+/* ---------------------------------------------------------------- orient.c */
+
+/* The candidate angles of a shape whose base angle is `base` (see orient.c). */
+un_status un_orient_candidates(const un_frings *shape, double base, double cand[UN_CANDIDATES]);
 
 /* Bounding box on the grid (rounded outwards) of the raw shape of island
  * `is` at orientation o, shrink factor sigma, grid step q. */

@@ -14,10 +14,32 @@
 
 #include <math.h>
 
+double un_orient_angle(const un_orients *os, const un_island *is, int32_t o)
+{
+    int32_t a = o % os->nangles;
+    return a < os->ngrid ? is->base + os->angles[a] : is->cand[a - os->ngrid];
+}
+
+int32_t un_orient_key(const un_orients *os, int32_t oi, int32_t ok)
+{
+    int32_t ai = oi % os->nangles, ak = ok % os->nangles;
+    if (ai < os->ngrid && ak < os->ngrid) return ak - ai;   /* in (-ngrid, ngrid) */
+    return os->ngrid + ai * os->nangles + ak;
+}
+
+int32_t un_orient_quarter(const un_orients *os, int32_t o, int32_t q)
+{
+    int32_t a = o % os->nangles, f = o / os->nangles, c = a - os->ngrid;
+    if (a < os->ngrid)
+        return os->ngrid % 4 ? -1 : (a + q * (os->ngrid / 4)) % os->ngrid + f * os->nangles;
+    /* candidates come in groups of four quarter turns */
+    return os->ngrid + c - c % 4 + (c % 4 + q) % 4 + f * os->nangles;
+}
+
 void un_orient_matrix(const un_orients *os, const un_island *is, int32_t o, double m[4])
 {
-    int32_t a = o % os->nangles, f = o / os->nangles;
-    double th = is->base + os->angles[a], c = cos(th), s = sin(th);
+    int32_t f = o / os->nangles;
+    double th = un_orient_angle(os, is, o), c = cos(th), s = sin(th);
     /* R(th) * F^f, F = diag(-1, 1) */
     m[0] = f ? -c : c;
     m[1] = -s;

@@ -92,6 +92,7 @@ struct un_packer {
     int32_t         start_done;   /* un_packer_start finished: run() may search */
     int32_t         failed;       /* the start failed (not cancelled): unusable */
     un_packer      *side_pending; /* the side search, while its start is cancelled */
+    int32_t         aligned_next; /* its contact search gets the aligned search as its side */
 };
 
 static un_status grow_islands(un_packer *pk)
@@ -147,7 +148,9 @@ un_status un_packer_new(const un_pack_options *opt, un_packer **out)
     if (!pk->angles || !pk->E.cache || !pk->E.arr) { un_packer_free(pk); return UN_ENOMEM; }
     memcpy(pk->angles, opt->angles, (size_t)opt->nangles * sizeof *pk->angles);
     pk->opt.angles = pk->angles;
-    pk->E.os.nangles = opt->nangles;
+    /* free rotation (a base angle) adds each island's candidates (orient.c) */
+    pk->E.os.ngrid = opt->nangles;
+    pk->E.os.nangles = opt->nangles + (opt->align ? UN_CANDIDATES : 0);
     pk->E.os.angles = pk->angles;
     pk->E.os.flips = opt->flip ? 2 : 1;
     /* With one orientation (rotation none, and the as-given search) half
@@ -158,7 +161,7 @@ un_status un_packer_new(const un_pack_options *opt, un_packer **out)
      * the whole boundary, where UV islands often fit best.  With
      * orientations to choose r stays continuous (vertices did worse on
      * puzzles there). */
-    pk->E.at_vertices = opt->nangles * pk->E.os.flips == 1;
+    pk->E.at_vertices = pk->E.os.nangles * pk->E.os.flips == 1;
     pk->E.tw = opt->target[2] - opt->target[0];
     pk->E.th = opt->target[3] - opt->target[1];
     pk->E.margin = opt->margin;
@@ -490,6 +493,7 @@ static un_status prepare(un_packer *pk, double L_est)
          * several: that of the smallest bounding rectangle, which lines up
          * straight edges with their neighbours' */
         is->base = !pk->opt.align ? 0 : E->n == 1 ? min_square_angle(&is->shape) : min_rect_angle(&is->shape);
+        if (pk->opt.align && (s = un_orient_candidates(&is->shape, is->base, is->cand)) != UN_OK) break;
         pk->prep_next = i + 1;
         if (E->cancel && *E->cancel && i + 1 < E->n) s = UN_ECANCELLED;
     }
@@ -528,7 +532,7 @@ static void transforms_of(const un_packer *pk, un_transform *out)
         /* tile = target corner + (M (p - c) + t q) / L */
         cx = m[0] * is->cx + m[1] * is->cy;
         cy = m[2] * is->cx + m[3] * is->cy;
-        out[k].angle = is->base + E->os.angles[q->orient % E->os.nangles];
+        out[k].angle = un_orient_angle(&E->os, is, q->orient);
         out[k].flip = q->orient / E->os.nangles;
         out[k].scale = inv;
         out[k].tx = pk->opt.target[0] + ((double)q->t.x * E->q - cx) * inv;
@@ -773,7 +777,7 @@ static un_status box_fill(un_packer *pk, double L, const int32_t *ord, int fit, 
 {
     un_engine *E = &pk->E;
     un_skyline *sk = un_skyline_new();
-    int32_t p, quarter = E->os.nangles % 4 == 0 ? E->os.nangles / 4 : -1, bin = 0, in_bin = 0;
+    int32_t p, quarter = E->os.ngrid % 4 == 0 ? E->os.ngrid / 4 : -1, bin = 0, in_bin = 0;
     int shelves = E->n > BOX_SHELF_AT;
     double shelf[3] = {0, 0, 0}, W, H;
     /* rectangles grown by half the margin (and a clearance of 4 grid steps)
@@ -1101,7 +1105,10 @@ static un_status start_layout(un_packer *pk, volatile int *cancel)
      * bisection's last step, which sets up the annealing (a decode at a new
      * scale), is run()'s first move */
     s = UN_OK;
-    if (E->n <= BISECT_AT_START) {
+    /* (not the aligned search: its fills, 4 * UN_CAND_DIRS + 1 contact
+     * placements per island, are costly, and its parent, which starts it
+     * within one move, would be charged for all of them at once) */
+    if (E->n <= BISECT_AT_START && !(E->contact && pk->opt.align)) {
         int improved = 0;
         while (bisect_due(pk) && s == UN_OK && !(cancel && *cancel)) s = bisect_step(pk, &improved);
         if (s == UN_ECANCELLED) s = UN_OK;
@@ -1135,6 +1142,14 @@ static un_status start_layout(un_packer *pk, volatile int *cancel)
  *   fit.  (Below the as-given search of rotation any the contact search
  *   keeps one orientation: the four turns took 4 of the 18 terashima
  *   puzzles, given as they fit, from 0.97-1.00 to 0.85-0.93 at 10 s.)
+ * - The aligned search, the side search of that contact search (rotation
+ *   any only, within the same limits): a contact search whose islands
+ *   choose among their base angle and their candidates (orient.c), the
+ *   orientations that turn an edge straight.  Islands come out of an unwrap
+ *   turned by any angle; there the as-given searches find nothing, and the
+ *   main search's grid of angles never lines up an edge exactly.  It gets
+ *   its parent's share of the work by the rules below, so it takes over
+ *   once its layouts are the best.
  *
  * The side search gets a share of the work (collision-free regions
  * computed: the share then holds however costly each search's moves are,
@@ -1182,7 +1197,7 @@ static un_status adopt_side(un_packer *pk, int *improved)
     return keep_layout(pk, sub->best, sub->best_L, improved);
 }
 
-enum { SIDE_NONE, SIDE_AS_GIVEN, SIDE_CONTACT };
+enum { SIDE_NONE, SIDE_AS_GIVEN, SIDE_CONTACT, SIDE_ALIGNED };
 
 /* Vertices of the annealed islands' shapes (their contact scores cost
  * about the square of the vertices near each candidate point). */
@@ -1194,14 +1209,21 @@ static int64_t annealed_vertices(const un_engine *E)
     return n;
 }
 
+/* Few enough islands, and vertices, for the contact search? */
+static int contact_affordable(const un_engine *E)
+{
+    return E->n <= CONTACT_MAX && annealed_vertices(E) <= CONTACT_VERTS;
+}
+
 static int side_kind(const un_packer *pk)
 {
     const un_engine *E = &pk->E;
-    if (pk->opt.fixed_scale > 0 || pk->opt.box || E->n > BISECT_AT_START || E->contact) return SIDE_NONE;
+    if (pk->opt.fixed_scale > 0 || pk->opt.box || E->n > BISECT_AT_START) return SIDE_NONE;
+    /* rotation any: the as-given search, its contact search, and below
+     * that the aligned search */
+    if (E->contact) return pk->aligned_next && contact_affordable(E) ? SIDE_ALIGNED : SIDE_NONE;
     if (pk->opt.align) return SIDE_AS_GIVEN;
-    return (E->at_vertices || is_quarter_turns(&pk->opt)) && E->n <= CONTACT_MAX && annealed_vertices(E) <= CONTACT_VERTS
-               ? SIDE_CONTACT
-               : SIDE_NONE;
+    return (E->at_vertices || is_quarter_turns(&pk->opt)) && contact_affordable(E) ? SIDE_CONTACT : SIDE_NONE;
 }
 
 /* A packer of its own over the same islands (and locked islands) with
@@ -1242,15 +1264,17 @@ static un_status start_side(un_packer *pk, volatile int *cancel, int *improved)
     un_status s;
     if (kind == SIDE_NONE) { pk->side_started = 1; return UN_OK; }
     if (!sub) {
-        if (kind == SIDE_AS_GIVEN) {
+        if (kind != SIDE_CONTACT) {
             o.nangles = 1;
             o.angles = &as_given;
-            o.align = 0;
             o.flip = 0;
         }
+        /* the aligned search: each island's base and candidates */
+        o.align = kind == SIDE_ALIGNED;
         o.cache_bytes = SIDE_CACHE_SHARE * pk->opt.cache_bytes;
         if ((s = new_sub_packer(pk, &o, &sub)) != UN_OK) return s;
-        sub->E.contact = kind == SIDE_CONTACT;
+        sub->E.contact = kind != SIDE_AS_GIVEN;
+        sub->aligned_next = kind == SIDE_AS_GIVEN || (kind == SIDE_CONTACT && pk->aligned_next);
         pk->side_pending = sub;
     }
     /* cancelled: its start goes on on the next move */

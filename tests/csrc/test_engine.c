@@ -818,7 +818,7 @@ static void test_island_transforms(void)
     is.base = 0.3;
     is.cx = 3.5;
     is.cy = 4.5;
-    os.nangles = 3;
+    os.nangles = os.ngrid = 3;
     os.angles = (double *)angles;
     os.flips = 2;
     for (o = 0; o < 6; o++) {
