@@ -280,7 +280,9 @@ def test_iteration_budget_alone_decides_the_layout():
 
 def test_seeds_are_reported_and_change_the_search():
     uvs, faces = _concave_set(8, 6)
-    results = [uvnest.pack(uvs, faces, iterations=100, time_limit=None, seed=s) for s in range(4)]
+    # 300 moves: in the first hundred the best layout of all four seeds is
+    # the aligned search's first one, which the sequence alone decides
+    results = [uvnest.pack(uvs, faces, iterations=300, time_limit=None, seed=s) for s in range(4)]
     for s, r in enumerate(results):
         assert r.seed == s
         assert_valid(r, uvs, faces, margin=0.001, seed=s)
