@@ -1143,7 +1143,8 @@ static un_status start_layout(un_packer *pk, volatile int *cancel)
  *   keeps one orientation: the four turns took 4 of the 18 terashima
  *   puzzles, given as they fit, from 0.97-1.00 to 0.85-0.93 at 10 s.)
  * - The aligned search, the side search of that contact search (rotation
- *   any only, within the same limits): a contact search whose islands
+ *   any only, within the same limits and at most ALIGNED_MAX islands): a
+ *   contact search whose islands
  *   choose among their base angle and their candidates (orient.c), the
  *   orientations that turn an edge straight.  Islands come out of an unwrap
  *   turned by any angle; there the as-given searches find nothing, and the
@@ -1169,6 +1170,12 @@ static un_status start_layout(un_packer *pk, volatile int *cancel)
 #define CONTACT_MAX 64
 #define CONTACT_VERTS 2000   /* the puzzles have up to 85, homedecor models up to 264 */
 #define CONTACT_PAIRS 20000.0
+/* The aligned search runs up to this many islands: its decodes try 25
+ * orientations per island, and on the terashima puzzles of 13 to 20 pieces
+ * (as given) its start and moves took enough of the as-given searches'
+ * share to cost them up to 0.15 of the optimum at 3 s (TC026 0.95 -> 0.80),
+ * while on those of 3 to 10 pieces nothing was lost. */
+#define ALIGNED_MAX 12
 
 /* Work done by a packer and its side search (and the side search's own),
  * in collision-free regions computed; contact scores count at what they
@@ -1221,7 +1228,7 @@ static int side_kind(const un_packer *pk)
     if (pk->opt.fixed_scale > 0 || pk->opt.box || E->n > BISECT_AT_START) return SIDE_NONE;
     /* rotation any: the as-given search, its contact search, and below
      * that the aligned search */
-    if (E->contact) return pk->aligned_next && contact_affordable(E) ? SIDE_ALIGNED : SIDE_NONE;
+    if (E->contact) return pk->aligned_next && E->n <= ALIGNED_MAX && contact_affordable(E) ? SIDE_ALIGNED : SIDE_NONE;
     if (pk->opt.align) return SIDE_AS_GIVEN;
     return (E->at_vertices || is_quarter_turns(&pk->opt)) && contact_affordable(E) ? SIDE_CONTACT : SIDE_NONE;
 }
