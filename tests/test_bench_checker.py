@@ -235,3 +235,24 @@ def test_puzzles_become_non_overlapping_unit_area_islands():
     assert isl.n_islands == isl.n_groups == 16
     assert isl.input_area.sum() == pytest.approx(1.0)
     assert load_puzzle(puzzles_dir() / "terashima1-TA001-bin0.json").rotation == "any"
+
+
+def test_scale_ratio_allows_that_spread_and_no_more():
+    m = squares_model((0.0, 0.0, 0.2), (0.5, 0.0, 0.2), (0.0, 0.5, 0.2))
+    out = m.uvs.copy()
+    out[4:8] = (out[4:8] - [0.5, 0.0]) * 1.5 + [0.5, 0.0]      # the second square 1.5 times as large
+    assert not check_layout(m, out, 0.01).valid                 # one common scale: invalid
+    assert check_layout(m, out, 0.01, scale_ratio=1.6).valid
+    r = check_layout(m, out, 0.01, scale_ratio=1.3)
+    assert not r.valid and r.violations[0].kind == "scale"
+
+
+def test_islands_of_one_stack_may_overlap_but_not_the_others():
+    m = squares_model((0.0, 0.0, 0.3), (0.5, 0.0, 0.3), (0.0, 0.5, 0.3))
+    out = m.uvs.copy()
+    out[4:8] -= [0.5, 0.0]                                      # the second square on the first
+    assert not check_layout(m, out, 0.01).valid
+    r = check_layout(m, out, 0.01, island_stack=np.array([0, 0, -1]))
+    assert r.valid and r.coverage == pytest.approx(0.18)       # the stack counts once
+    out[8:12] = out[:4] + [0.1, 0.0]                             # the third one over it too: not stacked
+    assert not check_layout(m, out, 0.01, island_stack=np.array([0, 0, -1])).valid

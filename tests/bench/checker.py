@@ -46,6 +46,7 @@ faces) takes about 4 s to analyse (once per model) and 5 s per layout.
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import List, Optional, Sequence, Tuple
 
@@ -270,15 +271,24 @@ def analyse(model: Model) -> Islands:
 
 def check_layout(model: Model, uvs: Optional[np.ndarray], margin: float, *, packer: str = "?",
                  corner_uvs: Optional[np.ndarray] = None, tile: Tile = UNIT_TILE,
-                 islands: Optional[Islands] = None) -> CheckResult:
+                 islands: Optional[Islands] = None, scale_ratio: float = 1.0,
+                 island_stack: Optional[np.ndarray] = None) -> CheckResult:
     """Check a packed layout of ``model`` and measure its coverage.
 
     ``uvs`` is (N, 2) in the model's indexing; ``corner_uvs`` (C, 2), when
     given, takes precedence and holds one UV per face corner (for packers that
     split shared vertices).  ``islands`` may carry :func:`analyse` of the model
     to skip recomputing it.  A layout with any violation has coverage 0.
+
+    Options a packer may have been given: ``scale_ratio``, how far island
+    scales may spread (the largest over the smallest; 1: one common scale),
+    and ``island_stack``, per island a stack number (-1 for none): islands
+    of one stack were packed on one another (``stack_similar``) and form one
+    group, like islands overlapping in the input.
     """
     isl = islands if islands is not None else analyse(model)
+    if island_stack is not None:
+        isl = _stacked(isl, np.asarray(island_stack))
     if corner_uvs is None:
         if uvs is None:
             raise ValueError("need uvs or corner_uvs")
@@ -299,7 +309,7 @@ def check_layout(model: Model, uvs: Optional[np.ndarray], margin: float, *, pack
         coords = np.where(nan_corner[:, None], 0.0, coords)
     polys, _ = _face_polygons(coords, model.face_sizes)
     out_polys = _island_unions(polys, isl.face_island, isl.face_ok, isl.n_islands)
-    scale, shape_violations = _shape_violations(model, isl, coords)
+    scale, shape_violations = _shape_violations(model, isl, coords, scale_ratio)
     violations.extend(shape_violations)
 
     # inside the tile
@@ -349,8 +359,10 @@ def _similarity_fit(a: np.ndarray, b: np.ndarray, island: np.ndarray,
     return np.abs(z), worst, radius
 
 
-def _shape_violations(model: Model, isl: "Islands", coords: np.ndarray) -> Tuple[float, List[Violation]]:
-    """Common scale and the islands that are deformed or scaled apart from the rest.
+def _shape_violations(model: Model, isl: "Islands", coords: np.ndarray,
+                      scale_ratio: float = 1.0) -> Tuple[float, List[Violation]]:
+    """Common scale and the islands that are deformed or scaled apart from the rest
+    (beyond ``scale_ratio`` between the largest and smallest scale).
 
     Fits a similarity per island from input to output corners, with and
     without a mirror, and keeps the better one.  Islands of zero area (only
@@ -376,10 +388,26 @@ def _shape_violations(model: Model, isl: "Islands", coords: np.ndarray) -> Tuple
         return float(np.nanmedian(fitted)) if np.isfinite(fitted).any() else float("nan"), violations
     common = float(np.median(fitted[measured]))
     dev = np.abs(fitted / common - 1.0)
+    if scale_ratio > 1:   # spread from the smallest scale
+        common = float(fitted[measured].min())
+        dev = np.maximum(fitted / common - scale_ratio, 0.0) / scale_ratio
     for i in np.flatnonzero(measured & (dev > SCALE_REL))[:MAX_VIOLATIONS]:
         violations.append(Violation("scale", (int(i),), float(fitted[i] / common),
                                     f"scaled {fitted[i] / common:.4f} x the common scale"))
     return common, violations
+
+
+def _stacked(isl: Islands, island_stack: np.ndarray) -> Islands:
+    """``isl`` with the merge groups of each stack joined into one."""
+    stacked = np.flatnonzero(island_stack >= 0)
+    order = stacked[np.argsort(island_stack[stacked], kind="stable")]
+    same = island_stack[order[1:]] == island_stack[order[:-1]]
+    a = isl.island_group[order[:-1][same]]
+    b = isl.island_group[order[1:][same]]
+    root = _components(isl.n_groups, a, b)
+    _, group = np.unique(root, return_inverse=True)
+    group = group.reshape(-1)[isl.island_group]
+    return dataclasses.replace(isl, island_group=group, n_groups=int(group.max()) + 1)
 
 
 def _group_unions(out_polys: np.ndarray, island_group: np.ndarray, n_groups: int) -> np.ndarray:
