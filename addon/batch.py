@@ -24,12 +24,15 @@ Needs the ``dask`` extra: ``pip install 'uvnest[dask]'`` (``distributed``).
 """
 from __future__ import annotations
 
+import contextlib
 import logging
+import signal
+import threading
 import time
 import uuid
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, List, Optional, Sequence, Tuple, Union
+from typing import Any, Iterator, List, Optional, Sequence, Tuple, Union
 
 from .cli.console import _Console
 from .cli.inputs import _plan_outputs, collect_inputs
@@ -49,8 +52,9 @@ RETRIES = 2
 #: search: one scheduler round trip each, so not the local 50 ms.
 STOP_POLL_S = 0.5
 #: After a stop, seconds to wait for files in progress to report before
-#: their futures are cancelled.
-STOP_GRACE_S = 30.0
+#: their futures are cancelled (a search sees the stop within
+#: STOP_POLL_S; a file being written finishes it).
+STOP_GRACE_S = 10.0
 #: Seconds to connect to a scheduler.
 CONNECT_TIMEOUT_S = 30.0
 
@@ -92,6 +96,21 @@ def _pack_on_worker(task: PackTask, stop_event: str) -> FileResult:
     return pack_file(task, _ClusterStop(stop_event))
 
 
+@contextlib.contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    """SIGINT ignored while the block starts processes: they keep it
+    ignored (an ignored signal survives exec, and Python and asyncio leave
+    it so), as the local pool's workers do."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
+
+
 def _open_client(scheduler: str) -> Tuple[Any, Any]:
     """A client of ``scheduler`` (``'local'``: a new ``LocalCluster`` of
     one single-threaded worker process per core), and the cluster to close
@@ -99,8 +118,9 @@ def _open_client(scheduler: str) -> Tuple[Any, Any]:
     distributed = _distributed()
     try:
         if scheduler == "local":
-            cluster = distributed.LocalCluster(n_workers=_cpu_count(), threads_per_worker=1, processes=True,
-                                               dashboard_address=":0", silence_logs=logging.ERROR)
+            with _sigint_ignored():  # the workers inherit it: Ctrl-C in a terminal is this process's business
+                cluster = distributed.LocalCluster(n_workers=_cpu_count(), threads_per_worker=1, processes=True,
+                                                   dashboard_address=":0", silence_logs=logging.ERROR)
             return distributed.Client(cluster), cluster
         return distributed.Client(scheduler, timeout=CONNECT_TIMEOUT_S), None
     except (OSError, TimeoutError, ValueError) as e:

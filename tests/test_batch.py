@@ -149,3 +149,28 @@ def test_ctrl_c_cancels_the_cluster_run_and_leaves_no_partial_outputs(tmp_path: 
         assert time.monotonic() < deadline, client.processing()
         time.sleep(0.1)
     assert len(src) == len(files)
+
+
+@pytest.mark.skipif(os.name == "nt", reason="process groups are POSIX")
+def test_ctrl_c_in_a_terminal_with_a_local_cluster(tmp_path: Path) -> None:
+    """A terminal's Ctrl-C reaches the whole process group, the LocalCluster's
+    worker processes included: they ignore it, and the run stops as on one
+    machine (exit 130, files stopped or not started, no tracebacks)."""
+    copy_files(corpus_subset(step=12)[:6], tmp_path / "in")
+    proc = popen_uvnest("pack", tmp_path / "in", "--out-dir", tmp_path / "out", "--time", 5, "--scheduler", "local",
+                        "--json", start_new_session=True)
+    first = proc.stdout.readline()  # a file was packed: the cluster runs, the others are in flight or waiting
+    assert first, proc.communicate()
+    os.killpg(proc.pid, signal.SIGINT)
+    t0 = time.monotonic()
+    rest, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert time.monotonic() - t0 < 10
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
+    records = [json.loads(line) for line in (first + rest).splitlines()]
+    assert len(records) == 6
+    assert {r["status"] for r in records[1:]} <= {"packed", "interrupted", "not started"}
+    assert any(r["status"] in ("interrupted", "not started") for r in records)
+    for r in records:
+        assert Path(r["output"] or tmp_path / "none").exists() == (r["status"] == "packed")
+    assert not temp_files(tmp_path)

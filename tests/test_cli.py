@@ -95,6 +95,21 @@ def assert_obj_packed(src: Path, out: Path, margin: float = DEFAULT_MARGIN) -> N
     assert_valid_layout(a.uvs, a.faces, b.uvs, margin, src.name)
 
 
+def read_pty(master: int) -> str:
+    """Everything written to a pseudo-terminal until its child closes it (then ``master`` is closed)."""
+    chunks = []
+    while True:
+        try:
+            data = os.read(master, 65536)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not data:
+            break
+        chunks.append(data)
+    os.close(master)
+    return b"".join(chunks).decode()
+
+
 def file_hashes(paths: Sequence[Path]) -> Dict[Path, str]:
     return {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in paths}
 
@@ -300,12 +315,18 @@ def test_whole_corpus_end_to_end(tmp_path: Path) -> None:
     print(f"whole corpus: {len(models)} files in {elapsed:.1f} s")
     assert done.returncode == 0, done.stderr
     assert elapsed < WHOLE_CORPUS_BUDGET_S
-    # not a terminal: only the summary line
-    assert done.stderr.splitlines() == [line for line in done.stderr.splitlines() if line.startswith("uvnest: ")]
-    assert f"packed {len(models)} of {len(models)} files" in done.stderr
+    # not a terminal: a line per file, warnings, the summary
+    lines = done.stderr.splitlines()
+    assert sum(" -> " in line and not line.startswith("warning: ") for line in lines[:-1]) == len(models)
+    assert all(" -> " in line or line.startswith("warning: ") for line in lines[:-1])
+    assert lines[-1].startswith(f"uvnest: packed {len(models)} of {len(models)} files")
     assert file_hashes(models) == before, "an input file changed"
     entries = read_report(report)
     assert len(entries) == len(models)
+    worse = sum(e["worse"] for e in entries.values())
+    assert f", {worse} worse than the input" in lines[-1]
+    print(f"whole corpus: {worse} worse, {sum(e['coverage_before'] - e['coverage_after'] > 1e-3 for e in entries.values())}"
+          " by more than 0.1 points")
     for src in models:
         entry = entries[src.name]
         assert entry["status"] == "packed" and entry["error"] is None
@@ -578,18 +599,8 @@ def test_live_status_only_on_a_terminal_file_lines_always(tmp_path: Path) -> Non
     proc = popen_uvnest("pack", tmp_path / "in", "--out-dir", tmp_path / "tty", "--time", "0.3", "--jobs", "1",
                         stderr=slave)
     os.close(slave)
-    chunks = []
-    while True:
-        try:
-            data = os.read(master, 65536)
-        except OSError:  # EIO: the child closed the terminal
-            break
-        if not data:
-            break
-        chunks.append(data)
-    os.close(master)
+    shown = read_pty(master)
     assert proc.wait(timeout=60) == 0
-    shown = b"".join(chunks).decode()
     assert "\r" in shown and "[0/2]" in shown and "[1/2]" in shown and "%" in shown
     assert shown.count(f" -> {tmp_path / 'tty'}") == 2  # a line per finished file
 

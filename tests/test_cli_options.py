@@ -24,26 +24,12 @@ if __package__ in (None, ""):
 from uvnest import io  # noqa: E402
 from uvnest.cli import main  # noqa: E402
 from tests.test_cli import (assert_obj_packed, copy_files, corpus_subset, obj_lines, popen_uvnest,  # noqa: E402
-                            run_uvnest)
+                            read_pty, run_uvnest)
 from tests.bench.checker import check_layout  # noqa: E402
 from tests.bench.common import Model  # noqa: E402
 from corpus import homedecor_dir  # noqa: E402
 
 pytestmark = pytest.mark.corpus
-
-
-def _read_pty(master: int) -> str:
-    chunks = []
-    while True:
-        try:
-            data = os.read(master, 65536)
-        except OSError:  # EIO: the child closed the terminal
-            break
-        if not data:
-            break
-        chunks.append(data)
-    os.close(master)
-    return b"".join(chunks).decode()
 
 
 def _json_lines(text: str) -> List[dict]:
@@ -85,7 +71,7 @@ def test_output_on_a_terminal_and_in_a_pipe(tmp_path: Path) -> None:
     master, slave = pty.openpty()
     proc = popen_uvnest("pack", tmp_path / "in", "--out-dir", tmp_path / "tty", "--json", *common, stderr=slave)
     os.close(slave)
-    shown = _read_pty(master)
+    shown = read_pty(master)
     out, _ = proc.communicate(timeout=60)
     assert proc.returncode == 0
     records = _json_lines(out)
