@@ -314,7 +314,7 @@ def _options(margin: float, margin_px: Optional[float], texture_size, rotation: 
             raise ValueError("a target of rings needs scale='fit' (with 'fixed' the target is a rectangle "
                              "(x0, y0, x1, y1) within each tile)")
         region = _region.parse_region(target)
-        target = region.box
+        target = region.frame_box
     try:
         t = tuple(float(v) for v in target)
     except (TypeError, ValueError):
@@ -550,7 +550,7 @@ class Packer:
             and out of its holes; ``coverage`` is a share of its area.
         padding: smallest distance from the target's border (default 0);
             for a region, from its boundary, holes included, where islands
-            keep at least the margin (see :mod:`uvnest.region`).
+            keep at least the margin too (see :mod:`uvnest.region`).
         seed: random seed (default 0).
         cache_mb: no-fit polygon cache budget (default 256).
         anneal_max: how many of the largest islands are annealed; the rest

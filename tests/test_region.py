@@ -90,3 +90,58 @@ def test_a_region_needs_scale_fit() -> None:
     uvs, faces = boxes(2, seed=3)
     with pytest.raises(ValueError, match="scale='fit'"):
         uvnest.Packer(uvs, faces, target=REGION, scale="fixed")
+
+
+def test_region_files_json_and_svg_give_the_same_rings(tmp_path) -> None:
+    """The CLI's files: JSON rings as written, SVG paths (absolute and
+    relative commands, any winding) mapped from the viewBox onto the tile
+    with v up; both oriented by nesting."""
+    from uvnest.region import load_region
+
+    (tmp_path / "r.json").write_text("[[[0,0],[0,1],[1,1],[1,0]], [[0.3,0.3],[0.7,0.3],[0.7,0.7],[0.3,0.7]]]")
+    (tmp_path / "r.svg").write_text(
+        '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 200 100">'
+        '<path d="M 0 0 H 200 V 100 H 0 Z"/><path d="m 60 30 l 80 0 l 0 40 l -80 0 z"/></svg>')
+    for name, scale in (("r.json", (1, 1)), ("r.svg", (1, 1))):
+        rings = load_region(str(tmp_path / name))
+        shape = shapely.Polygon(rings[0], rings[1:])
+        assert shapely.equals_exact(shapely.normalize(shape), shapely.normalize(
+            shapely.Polygon(SQUARE, [HOLE])), tolerance=1e-12), name
+        assert shapely.Polygon(rings[0]).exterior.is_ccw and not shapely.LinearRing(rings[1]).is_ccw
+
+
+@pytest.mark.parametrize("text, message", [
+    ('<svg viewBox="0 0 1 1"><path d="M 0 0 C 1 0 1 1 0 1 Z"/></svg>', "curves"),
+    ("[[0, 1]]", "ring 0"),
+    ("not json", "not a JSON list"),
+])
+def test_bad_region_files_name_the_file(tmp_path, text: str, message: str) -> None:
+    from uvnest.region import load_region
+
+    path = tmp_path / ("bad.svg" if text.startswith("<svg") else "bad.json")
+    path.write_text(text)
+    with pytest.raises(ValueError, match=f"{path.name}.*{message}"):
+        load_region(str(path))
+
+
+def test_command_line_packs_into_a_region_file(tmp_path) -> None:
+    """``uvnest pack --target-region FILE --stack-similar --max-scale-ratio``
+    on a real OBJ: every output face inside the region (shapely)."""
+    import json as _json
+
+    from uvnest import io
+    from uvnest.cli import main
+
+    uvs, faces = boxes(8, seed=5)
+    src = tmp_path / "boxes.obj"
+    lines = [f"v {k} 0 0" for k in range(len(uvs))] + [f"vt {u:.17g} {v:.17g}" for u, v in uvs]
+    lines += ["f " + " ".join(f"{i + 1}/{i + 1}" for i in f) for f in faces]
+    src.write_text("\n".join(lines) + "\n")
+    (tmp_path / "region.json").write_text(_json.dumps([r.tolist() for r in REGION]))
+    out = tmp_path / "out.obj"
+    code = main(["pack", str(src), "-o", str(out), "--target-region", str(tmp_path / "region.json"),
+                 "--stack-similar", "--max-scale-ratio", "1.5", "--iterations", "50"])
+    assert code == 0
+    packed = io.load(str(out))
+    for face in packed.faces:
+        assert SHAPE.buffer(1e-6).contains(shapely.Polygon(packed.uvs[face]))

@@ -8,6 +8,7 @@ from typing import Any, Callable, List, Optional
 import numpy as np
 
 from .. import __version__
+from ..region import load_region
 from .demo_command import DEMO_OUTPUT, _cmd_demo
 from .info import _cmd_info
 from .pack import DEFAULT_TIME, _cmd_pack
@@ -66,6 +67,14 @@ def _udim_tiles(text: str) -> TileList:
     if not tiles:
         raise argparse.ArgumentTypeError(f"no tiles in {text!r}")
     return TileList(tiles, text)
+
+
+def _region_file(path: str) -> List[List[List[float]]]:
+    """An argparse type for ``--target-region``: the rings of a JSON or SVG file."""
+    try:
+        return [ring.tolist() for ring in load_region(path)]
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 class TextureSize(tuple):
@@ -169,6 +178,16 @@ def build_parser() -> argparse.ArgumentParser:
     opt.add_argument("--target", type=_number(float), nargs=4, metavar=("X0", "Y0", "X1", "Y1"),
                      help="pack into this rectangle of UV space (default: the 0..1 tile; with --udim or "
                           "--no-scale, the part of every tile to use)")
+    opt.add_argument("--target-region", type=_region_file, metavar="FILE",
+                     help="pack into a region instead: a JSON list of rings of [u, v] points, or the paths of an "
+                          "SVG (lines only; its viewBox is the 0..1 tile); inner rings are keep-out zones")
+    opt.add_argument("--stack-similar", type=_number(float, 0.0, 0.5), nargs="?", const=True, default=False,
+                     metavar="TOL", help="pack copies of one island shape (turned, or mirrored with --flip) "
+                                         "stacked as one; TOL: how similar, a share of the island's size "
+                                         "(default 0.001)")
+    opt.add_argument("--max-scale-ratio", type=_number(float, 1.0), default=1.0, metavar="R",
+                     help="let island scales differ by up to R where one long island limits the common scale "
+                          "(default: %(default)s, one common scale)")
     opt.add_argument("--no-scale", action="store_true",
                      help="keep the islands' size (Blender's Scale off): pack them into the 0..1 tile as they are")
     opt.add_argument("--locked", action="append", metavar="NAME",

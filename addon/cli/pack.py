@@ -36,6 +36,12 @@ def _packer_options(args: argparse.Namespace) -> Dict[str, Any]:
                "padding": args.padding, "pixel_perfect": args.pixel_perfect, "block_align": args.block_align}
     if args.target is not None:
         options["target"] = tuple(args.target)
+    if args.target_region is not None:
+        options["target"] = args.target_region
+    if args.stack_similar is not False:
+        options["stack_similar"] = args.stack_similar
+    if args.max_scale_ratio != 1.0:
+        options["max_scale_ratio"] = args.max_scale_ratio
     if _udim(args):
         options["scale"] = "fixed"
         options["tiles"] = list(args.tiles) if args.tiles is not None else None
@@ -56,7 +62,8 @@ def _udim(args: argparse.Namespace) -> bool:
 _CLI_NAMES = {"margin_px": "--margin-px", "texture_size": "--texture-size", "texel_density": "--texel-density",
               "pixel_perfect": "--pixel-perfect", "block_align": "--block-align", "rotation_step": "--rotation-step",
               "scale='fixed'": "--udim or --no-scale", "tiles": "--tiles", "target": "--target",
-              "margin": "--margin", "padding": "--padding", "seed": "--seed"}
+              "margin": "--margin", "padding": "--padding", "seed": "--seed", "stack_similar": "--stack-similar",
+              "max_scale_ratio": "--max-scale-ratio", "scale='fit'": "packing into the tile (no --udim or --no-scale)"}
 _API_NAME = re.compile(r"(?<![\w-])(" + "|".join(re.escape(k) for k in sorted(_CLI_NAMES, key=len, reverse=True))
                        + r")(?![\w'])")
 
@@ -86,6 +93,8 @@ def _argument_errors(args: argparse.Namespace) -> List[str]:
         errors.append("--suffix cannot be combined with --in-place or -o/--output")
     if args.keep_groups and not _udim(args):
         errors.append("--keep-groups needs --udim")
+    if args.target is not None and args.target_region is not None:
+        errors.append("--target and --target-region exclude each other")
     if args.no_scale and _udim(args):
         errors.append("--no-scale: --udim, --tiles and --texel-density keep the islands' size already")
     for option, given in (("--margin-px", args.margin_px is not None), ("--texel-density", args.texel_density),

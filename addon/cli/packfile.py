@@ -16,6 +16,7 @@ from .. import io
 from ..io import MeshIOError
 from ..islands import Island, find_islands, tile_coverage
 from ..packing import Packer
+from ..region import is_rectangle, parse_region
 from ..preview import write_preview
 from ..tiles import off_tile, udim_box, udim_tile_of
 from .results import FAILED, INTERRUPTED, KEPT, NOT_STARTED, PACKED, UNCHANGED, FileResult, Notice, PackTask, Progress
@@ -91,10 +92,11 @@ def layout_coverage(islands: Sequence[Island], regions: Sequence[Region]) -> flo
 
 def _input_regions(islands: Sequence[Island], options: Dict[str, Any]) -> List[Region]:
     """Where the input layout is measured: the target (default the 0..1
-    tile), or with ``scale='fixed'`` the UDIM tiles holding the islands'
+    tile; for a region of rings its box), or with ``scale='fixed'`` the UDIM tiles holding the islands'
     centres, as the packed layout is measured in the tiles it uses."""
     if options.get("scale") != "fixed":
-        return [tuple(options.get("target", UNIT_TILE))]
+        target = options.get("target", UNIT_TILE)
+        return [tuple(target) if is_rectangle(target) else parse_region(target).box]   # a region: its box
     tiles = {udim_tile_of((i.bbox[0] + i.bbox[2]) / 2, (i.bbox[1] + i.bbox[3]) / 2) for i in islands}
     return [udim_box(t) for t in sorted(t for t in tiles if t is not None)]
 
