@@ -21,6 +21,7 @@ import pytest
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import uvnest  # noqa: E402
 from uvnest import io  # noqa: E402
 from uvnest.cli import main  # noqa: E402
 from tests.test_cli import (assert_obj_packed, copy_files, corpus_subset, obj_lines, popen_uvnest,  # noqa: E402
@@ -192,3 +193,29 @@ def test_api_options_on_the_command_line(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert json.loads((tmp_path / "r.json").read_text())["options"]["texture_size"] == [512, 256]
     assert obj_lines(tmp_path / "wh.obj")[0] == obj_lines(sink)[0]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("rotation", ["axis", "axis_x", "axis_y"])
+def test_axis_aligned_rotations(tmp_path: Path, rotation: str) -> None:
+    """Blender's axis-aligned methods: every island ends up with its
+    smallest bounding box axis-aligned (shapely's minimum rotated
+    rectangle), lying for axis_x, standing for axis_y; the layout valid."""
+    import shapely
+
+    sink = copy_files([homedecor_dir() / "homedecor_bathroom_sink.obj"], tmp_path)[0]
+    out = tmp_path / f"{rotation}.obj"
+    done = run_uvnest("pack", sink, "-o", out, "--rotation", rotation, "--iterations", 30)
+    assert done.returncode == 0, done.stderr
+    assert_obj_packed(sink, out)
+    mesh = io.load(out)
+    shapes = [shapely.union_all([shapely.Polygon(mesh.uvs[mesh.faces[f]]) for f in isl.faces])
+              for isl in uvnest.find_islands(mesh.uvs, mesh.faces, mesh_faces=mesh.mesh_faces)]
+    assert len(shapes) == 7  # no island was merged with another
+    for shape in shapes:
+        x0, y0, x1, y1 = shape.bounds
+        assert (x1 - x0) * (y1 - y0) == pytest.approx(shapely.minimum_rotated_rectangle(shape).area, rel=1e-6)
+        if rotation == "axis_x":
+            assert x1 - x0 >= y1 - y0
+        elif rotation == "axis_y":
+            assert y1 - y0 >= x1 - x0

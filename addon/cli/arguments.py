@@ -163,8 +163,10 @@ def build_parser() -> argparse.ArgumentParser:
     opt.add_argument("--texture-size", type=_texture_size, metavar="PX|WxH",
                      help="texture size in pixels, square (2048) or not (2048x1024): for --margin-px, "
                           "--texel-density, --pixel-perfect and --block-align")
-    opt.add_argument("--rotation", choices=("none", "90", "any"), default="any",
-                     help="island rotations allowed (default: %(default)s)")
+    opt.add_argument("--rotation", choices=("none", "90", "any", "axis", "axis_x", "axis_y"), default="any",
+                     help="island rotations allowed: none, quarter turns, any (by --rotation-step), or Blender's "
+                          "axis-aligned methods: each island turned to its smallest bounding box, then quarter "
+                          "turns (axis), lying (axis_x) or standing (axis_y) (default: %(default)s)")
     opt.add_argument("--rotation-step", type=_number(float, 0.5, 360.0), default=5.0, metavar="DEG",
                      help="angle step for --rotation any, in degrees (default: %(default)s)")
     opt.add_argument("--flip", action="store_true", help="allow mirrored islands")

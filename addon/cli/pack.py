@@ -19,6 +19,7 @@ from ..preview import PreviewUnavailable, require_pillow
 from .console import _Console
 from .farm import farm_commands
 from .inputs import _Plan, _plan_outputs, collect_inputs
+from .packfile import engine_rotation
 from .results import (EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, FAILED, INTERRUPTED, KEPT, NOT_STARTED, PACKED,
                       PLANNED, SKIPPED, UNCHANGED, WRITTEN, FileResult, PackTask)
 from .runner import _cpu_count, _run_batch
@@ -78,7 +79,7 @@ def _check_options(options: Dict[str, Any]) -> Optional[str]:
     single triangle) in the command line's names, or None when they are fine."""
     try:
         Packer(np.array([[0.0, 0.0], [0.01, 0.0], [0.0, 0.01]]), [[0, 1, 2]],
-               positions=np.eye(3) * 1e-9 if "texel_density" in options else None, **options)
+               positions=np.eye(3) * 1e-9 if "texel_density" in options else None, **engine_rotation(options)[0])
     except ValueError as e:
         return _cli_names(str(e))
     return None

@@ -15,6 +15,7 @@ import numpy as np
 from .. import io
 from ..io import MeshIOError
 from ..islands import Island, find_islands, tile_coverage
+from ..live import _turned, box_angle
 from ..packing import Packer
 from ..region import is_rectangle, parse_region
 from ..preview import write_preview
@@ -142,6 +143,47 @@ def _names_match(group_name: str, pattern: str) -> bool:
     return any(fnmatch.fnmatchcase(p, pattern) for p in [group_name, *parts])
 
 
+#: Blender's axis-aligned rotate methods (as ``uvnest.live`` names them):
+#: each island is first turned to its smallest bounding box, standing (at
+#: least as tall as wide) or lying, then packed with quarter turns or as
+#: turned - what the engine's own rotations then get.
+AXIS_ROTATIONS = {"axis": ("stand", "90"), "axis_x": ("lie", "none"), "axis_y": ("stand", "none")}
+
+
+def engine_rotation(options: Dict[str, Any]) -> Tuple[Dict[str, Any], Optional[str]]:
+    """``options`` as :class:`uvnest.Packer` takes them, and the pose
+    islands are turned to first (None unless ``rotation`` is axis-aligned)."""
+    pose, engine = AXIS_ROTATIONS.get(options.get("rotation", "any"), (None, None))
+    return (options if engine is None else dict(options, rotation=engine)), pose
+
+
+def _pre_turned(uvs: np.ndarray, islands: Sequence[Island], locked: Optional[np.ndarray], pose: str) -> np.ndarray:
+    """``uvs`` with every island but the locked ones turned to its smallest
+    bounding box in ``pose`` (as Blender's pack pre-rotates an island), and
+    moved onto shelves beside the layout: turned in place, islands could
+    overlap and then be merged into one group by the packer.  Where they
+    start does not matter to the packer, only their shapes and groups."""
+    out = np.array(uvs, dtype=np.float64, copy=True)
+    moving = [isl for isl in islands if not (locked is not None and locked[isl.faces].any())]
+    for isl in moving:
+        if isl.area > 0:
+            out[isl.uv_indices] = _turned(out[isl.uv_indices], box_angle(out[isl.uv_indices], pose))
+    if not moving:
+        return out
+    lo = np.array([out[isl.uv_indices].min(axis=0) for isl in moving])
+    size = np.array([out[isl.uv_indices].max(axis=0) for isl in moving]) - lo
+    gap = 0.01 * float(size.max()) + 1e-9
+    width = max(math.sqrt(float(np.prod(size + gap, axis=1).sum())), float(size[:, 0].max())) + gap
+    x, y, shelf = float(out[:, 0].max()) + gap, float(out[:, 1].min()), 0.0
+    x0 = x
+    for isl, corner, (w, h) in zip(moving, lo, size):
+        if x > x0 and x + w > x0 + width:  # next shelf
+            x, y, shelf = x0, y + shelf + gap, 0.0
+        out[isl.uv_indices] += np.array([x, y]) - corner
+        x, shelf = x + w + gap, max(shelf, h)
+    return out
+
+
 def pack_file(task: PackTask, stop: Any, progress: Optional[Callable[[Any], None]] = None) -> FileResult:
     """Load, pack and write one file; never raises for a bad file.
 
@@ -187,8 +229,13 @@ def pack_file(task: PackTask, stop: Any, progress: Optional[Callable[[Any], None
         locked = _locked_faces(mesh, task.locked_groups, task.path, warn)
         if locked is not None and locked.any():
             extra["locked"] = locked
-        packer = Packer(mesh.uvs, mesh.faces, mesh_faces=mesh.mesh_faces, **_storable(task.options, mesh.uv_step),
-                        **extra)
+        options, pose = engine_rotation(task.options)
+        uvs = mesh.uvs
+        if pose is not None:
+            islands = before if options.get("merge_overlapping", True) else \
+                find_islands(mesh.uvs, mesh.faces, mesh_faces=mesh.mesh_faces, merge_overlapping=False)
+            uvs = _pre_turned(mesh.uvs, islands, extra.get("locked"), pose)
+        packer = Packer(uvs, mesh.faces, mesh_faces=mesh.mesh_faces, **_storable(options, mesh.uv_step), **extra)
         res.groups = len(packer.islands)
         best = packer.best
         with _CancelOnStop(stop, packer) as watcher:
