@@ -219,3 +219,39 @@ def test_axis_aligned_rotations(tmp_path: Path, rotation: str) -> None:
             assert x1 - x0 >= y1 - y0
         elif rotation == "axis_y":
             assert y1 - y0 >= x1 - x0
+
+
+@pytest.mark.parametrize("options", [
+    ["--iterations", "40", "--seed", "5", "--margin", "0.003", "--rotation", "axis_x", "--flip"],
+    ["--udim", "--tiles", "1001-1003,1011", "--texel-density", "256", "--texture-size", "2048x1024", "--keep-groups"],
+    ["--target", "0", "0", "0.5", "1", "--locked", "g 2", "--locked", "wood*", "--only-if-better", "-vv"],
+    ["--stack-similar", "--max-scale-ratio", "1.5", "--no-scale", "--json", "--skip-existing", "-j", "2"],
+    ["--stack-similar", "0.01", "--margin-px", "4", "--texture-size", "512", "--time", "3", "--in-place"],
+    ["--target-region", "{region}", "--padding", "0.01", "-q"],
+])
+def test_farm_commands_repeat_every_option(tmp_path: Path, options: List[str]) -> None:
+    """Each emitted command parses back to the run's own options (in-process: argparse and farm_commands)."""
+    import shlex
+
+    from uvnest.cli.arguments import build_parser
+    from uvnest.cli.farm import farm_commands
+    from uvnest.cli.results import PackTask
+
+    files = copy_files(corpus_subset()[:3], tmp_path / "in")
+    region = tmp_path / "region.json"  # a tile with a keep-out square
+    region.write_text(json.dumps([[[0, 0], [1, 0], [1, 1], [0, 1]], [[0.4, 0.4], [0.4, 0.6], [0.6, 0.6], [0.6, 0.4]]]))
+    options = [o.replace("{region}", os.path.relpath(region)) for o in options]
+    parser = build_parser()
+    given = parser.parse_args(["pack", *map(str, files), *options, "--emit-commands", "jobs.txt"])
+    tasks = [PackTask(index=k, path=str(f), output=str(f if given.in_place else f.with_name(f"{f.stem}_packed.obj")),
+                      options={}, time_limit=None, iterations=None) for k, f in enumerate(files)]
+    lines = farm_commands(given.command_parser, given, tasks, chunk=2)
+    assert len(lines) == 2
+    for line in lines:
+        words = shlex.split(line)
+        assert words[:2] == ["uvnest", "pack"]
+        again = parser.parse_args(words[1:])
+        for key, value in vars(given).items():
+            if key not in ("paths", "emit_commands", "suffix", "out_dir", "command_parser", "run"):
+                assert getattr(again, key) == value, key
+        assert again.paths == [str(f.resolve()) for f in files][:2] or again.paths == [str(files[2].resolve())]

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 from typing import Any, Callable, List, Optional
 
@@ -69,10 +70,21 @@ def _udim_tiles(text: str) -> TileList:
     return TileList(tiles, text)
 
 
-def _region_file(path: str) -> List[List[List[float]]]:
+class RegionFile(list):
+    """The rings ``--target-region`` read (``str`` gives the file's absolute path back)."""
+
+    def __init__(self, rings: List[List[List[float]]], path: str) -> None:
+        super().__init__(rings)
+        self.path = os.path.abspath(path)
+
+    def __str__(self) -> str:
+        return self.path
+
+
+def _region_file(path: str) -> RegionFile:
     """An argparse type for ``--target-region``: the rings of a JSON or SVG file."""
     try:
-        return [ring.tolist() for ring in load_region(path)]
+        return RegionFile([ring.tolist() for ring in load_region(path)], path)
     except ValueError as e:
         raise argparse.ArgumentTypeError(str(e)) from None
 

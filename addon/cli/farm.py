@@ -32,7 +32,7 @@ def _option_tokens(parser: argparse.ArgumentParser, args: argparse.Namespace) ->
         flag = action.option_strings[-1]
         if isinstance(action, argparse._CountAction):
             tokens += [flag] * int(value)
-        elif action.nargs == 0:
+        elif action.nargs == 0 or (action.nargs == "?" and value == action.const):
             tokens.append(flag)
         elif isinstance(action, argparse._AppendAction):
             for v in value:
