@@ -208,8 +208,9 @@ def pack_files(paths: Sequence[Union[str, Path]], out_dir: Union[str, Path, None
     Outputs go to ``out_dir`` (mirroring folders; names kept unless
     ``suffix``), else next to the inputs with ``suffix`` (default
     ``_packed``), or replace the inputs with ``in_place``.  ``client`` is a
-    ``distributed.Client`` to pack on its cluster, one task per file; None
-    packs here in ``jobs`` processes (default: every core).  The search per
+    ``distributed.Client`` to pack on its cluster, one task per file (or a
+    scheduler address, or ``'local'``, for a client opened and closed
+    here); None packs here in ``jobs`` processes (default: every core).  The search per
     file runs for ``time_limit`` seconds and/or ``iterations`` moves (2 s
     when neither is given); ``options`` are :class:`uvnest.Packer` options
     (``margin``, ``rotation``, ``seed``, ``scale``, ...).  ``locked`` names

@@ -39,7 +39,7 @@ SCRIPTS = Path(__file__).with_name("blender_scripts")
 MARKER = "UVNEST-RESULT "
 MANIFEST = "blender_manifest.toml"
 #: What the add-on never imports, so no zip may hold it.
-NOT_SHIPPED = ("cli/", "demo.py", "__main__.py", "io/", "data/", "blender/package.py", "py.typed", "tests/")
+NOT_SHIPPED = ("cli/", "batch.py", "demo.py", "__main__.py", "io/", "data/", "blender/package.py", "py.typed", "tests/")
 
 
 def _result(proc: subprocess.CompletedProcess) -> dict:
