@@ -16,7 +16,13 @@ so ``import uvnest`` never needs ``bpy``.
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any, List
+
+if TYPE_CHECKING:   # the lazy names below, for type checkers and IDEs
+    from . import geometry, io
+    from .islands import Island, find_islands
+    from .packing import (Cancel, Cancelled, IslandTransform, PackResult, Packer, apply_transforms, pack,
+                          pack_pow2_squares)
 
 __version__ = "0.1.0"
 
@@ -50,6 +56,11 @@ _LAZY = {
 }
 
 __all__ = ["__version__", "register", "unregister", *_LAZY]
+
+
+def __dir__() -> List[str]:
+    """The public names, the lazy ones included (PEP 562)."""
+    return sorted({*__all__, "bl_info"})
 
 
 def __getattr__(name: str) -> Any:

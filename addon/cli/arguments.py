@@ -9,6 +9,7 @@ from typing import Any, Callable, List, Optional
 import numpy as np
 
 from .. import __version__
+from ..demo import demo_path
 from ..region import load_region
 from .demo_command import DEMO_OUTPUT, _cmd_demo
 from .info import _cmd_info
@@ -277,7 +278,8 @@ def build_parser() -> argparse.ArgumentParser:
         description=(
             "Pack the sample model shipped with uvnest (a UV-unwrapped gadget with badly laid out\n"
             f"islands) and write {DEMO_OUTPUT} and its preview {Path(DEMO_OUTPUT).with_suffix('.png')}\n"
-            "(needs Pillow) into the current folder or --out-dir."))
+            "(needs Pillow) into the current folder or --out-dir.  The sample is\n"
+            f"{demo_path()}."))
     d.add_argument("--out-dir", metavar="DIR", help="where to write (default: the current folder)")
     d.add_argument("--time", type=_number(float, 0.0), default=2.0, metavar="SECONDS",
                    help="search time (default: %(default)s)")
