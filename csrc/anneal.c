@@ -3,7 +3,8 @@
  *
  * A move changes one parameter of one annealed island, or (one move in ten)
  * swaps two annealed islands in the sequence (in the contact search, whose
- * decode reads no parameter, every move swaps two islands or moves one);
+ * decode reads no parameter, every move swaps two islands or moves one,
+ * but in the aligned search PIN_SHARE of them pin an island's orientation);
  * the placements before the first changed position are kept and only the
  * rest is decoded again.  The
  * cost is the share of the container not covered (non-fitting islands count
@@ -29,6 +30,13 @@
  * candidate, orient.c, or without candidates a quarter turn of its base)
  * rather than a random step: straight edges mostly pack best straight,
  * and a random step never lands exactly on one. */
+/* Moves of the aligned search (a contact search with candidates) that pin
+ * an island to one of its orientations, or let it choose again: the
+ * greedy choice (the orientation that touches the most) is often a wrong
+ * one that touches as much, and only the sequence moves otherwise. */
+#ifndef PIN_SHARE
+#define PIN_SHARE 0.3
+#endif
 #ifndef ALIGNED_SHARE
 #define ALIGNED_SHARE 0.5
 #endif
@@ -96,13 +104,28 @@ static void reorder(int32_t *seq, int32_t p, int32_t q, int insert)
 un_status un_anneal_move(un_engine *E, un_anneal *A, un_rng *g, int *complete)
 {
     int32_t na = E->nanneal, n = E->n, p, q = -1, k = 0, j = -1, from;
-    double old = 0, waste, delta;
+    double old = 0, old_theta = -1, waste, delta;
     int full, accept, insert = 0;
     un_status s;
     *complete = 0;
     if (na == 0) return UN_OK;
     p = un_rng_below(g, na);
-    if (na >= 2 && (E->contact || un_rng_unit(g) < SWAP_SHARE)) {
+    if (E->contact && E->os.nangles > E->os.ngrid && un_rng_unit(g) < PIN_SHARE) {
+        /* pin (f = 1) to a random orientation, or unpin (f = 0); theta's
+         * old value is kept in old_theta for the undo */
+        int32_t no = E->os.nangles * E->os.flips;
+        k = E->seq[p];
+        j = 2;
+        old = E->par[3 * k + 2];
+        old_theta = E->par[3 * k];
+        if (old > 0 && un_rng_unit(g) < 0.25) {
+            E->par[3 * k + 2] = 0;
+        } else {
+            E->par[3 * k + 2] = 1;
+            E->par[3 * k] = ((double)un_rng_below(g, no) + 0.5) / no;
+        }
+        from = p;
+    } else if (na >= 2 && (E->contact || un_rng_unit(g) < SWAP_SHARE)) {
         q = un_rng_below(g, na - 1);
         if (q >= p) q++;
         /* the contact search places by the sequence alone: half its moves
@@ -126,6 +149,7 @@ un_status un_anneal_move(un_engine *E, un_anneal *A, un_rng *g, int *complete)
         memcpy(E->pl + from, A->save + from, (size_t)(n - from) * sizeof *A->save);
         if (q >= 0) reorder(E->seq, q, p, insert);
         else E->par[3 * k + j] = old;
+        if (old_theta >= 0) E->par[3 * k] = old_theta;
         return s;
     }
     delta = waste - A->cost;
@@ -140,6 +164,7 @@ un_status un_anneal_move(un_engine *E, un_anneal *A, un_rng *g, int *complete)
         if (q >= 0) reorder(E->seq, q, p, insert);
         else {
             E->par[3 * k + j] = old;
+            if (old_theta >= 0) E->par[3 * k] = old_theta;
             if ((A->step[3 * k + j] *= NARROW) < STEP_MIN) A->step[3 * k + j] = STEP_MIN;
         }
     }

@@ -436,18 +436,24 @@ static un_status place_in_bins(un_engine *E, filler *F, int32_t p, int32_t k, in
 
 /* The contact search at full size: island k at its contact placement in
  * every orientation the engine has (one, or with rotation 90 the quarter
- * turns of the input), and the one that touches the most wins (ties: the
- * first, the island as given).  A jigsaw piece turned a quarter from where
+ * turns of the input, or in the aligned search its base and candidates),
+ * and the one that touches the most wins (ties: the first, the island as
+ * given), unless the search pinned its orientation.  A jigsaw piece turned a quarter from where
  * it belongs touches its neighbours at a corner at most; as it belongs,
  * along whole edges. */
 static un_status place_by_contact(un_engine *E, int32_t p, int32_t k, int *found)
 {
     int32_t no = E->os.nangles * E->os.flips, o, best = -1;
+    /* an island the search pinned (f > 0, which the contact search does
+     * not read otherwise) tries only its own orientation, theta's */
+    int32_t pin = E->par[3 * k + 2] > 0 ? orientation(E, E->par[3 * k]) : -1;
     double top = -1, score;
     un_pt wlo, whi, t, tbest = {0, 0};
     int in;
     un_status s;
-    for (o = 0; o < no; o++) {
+    for (o = pin < 0 ? 0 : pin; o < (pin < 0 ? no : pin + 1); o++) {
+        /* a repeated angle places the same way (and costs as much) */
+        if (pin < 0 && un_orient_repeats(&E->os, E->isl + k, o)) continue;
         if (!ifp(E, k, o, 0, &wlo, &whi)) continue;
         if ((s = try_place(E, p, NULL, 0, k, o, 0, 0, wlo, whi, 0, 0, &t, &score, &in)) != UN_OK) return s;
         if (in && score > top) { top = score; best = o; tbest = t; }

@@ -87,6 +87,9 @@ void    un_orient_matrix(const un_orients *os, const un_island *is, int32_t o, d
  * grid angles (the polygon, in the fixed island's frame, depends on
  * nothing else), else a value >= ngrid unique to the pair. */
 int32_t un_orient_key(const un_orients *os, int32_t oi, int32_t ok);
+/* Does an earlier orientation of the same flip turn island `is` by the
+ * same angle (a candidate that repeats its base or another candidate)? */
+int     un_orient_repeats(const un_orients *os, const un_island *is, int32_t o);
 /* Orientation o turned by q more quarter turns (same flip), or -1 when o
  * is a grid angle and the grid does not hold quarter turns. */
 int32_t un_orient_quarter(const un_orients *os, int32_t o, int32_t q);

@@ -27,6 +27,16 @@ int32_t un_orient_key(const un_orients *os, int32_t oi, int32_t ok)
     return os->ngrid + ai * os->nangles + ak;
 }
 
+int un_orient_repeats(const un_orients *os, const un_island *is, int32_t o)
+{
+    int32_t f = o / os->nangles, a;
+    double th = un_orient_angle(os, is, o);
+    for (a = 0; a < o % os->nangles; a++)
+        if (fabs(remainder(un_orient_angle(os, is, a + f * os->nangles) - th, 2 * 3.141592653589793)) <= 1e-12)
+            return 1;
+    return 0;
+}
+
 int32_t un_orient_quarter(const un_orients *os, int32_t o, int32_t q)
 {
     int32_t a = o % os->nangles, f = o / os->nangles, c = a - os->ngrid;

@@ -1142,15 +1142,16 @@ static un_status start_layout(un_packer *pk, volatile int *cancel)
  *   fit.  (Below the as-given search of rotation any the contact search
  *   keeps one orientation: the four turns took 4 of the 18 terashima
  *   puzzles, given as they fit, from 0.97-1.00 to 0.85-0.93 at 10 s.)
- * - The aligned search, the side search of that contact search (rotation
- *   any only, within the same limits and at most ALIGNED_MAX islands): a
- *   contact search whose islands
+ * - The aligned search: with rotation any, the side search of the
+ *   main search when its islands are mostly turned (less than
+ *   STRAIGHT_SHARE of their area with an edge on an axis as given), else of
+ *   the as-given contact search (at most ALIGNED_MAX islands), within the
+ *   contact search's limits.  A contact search whose islands
  *   choose among their base angle and their candidates (orient.c), the
- *   orientations that turn an edge straight.  Islands come out of an unwrap
+ *   orientations that turn an edge straight (PIN_SHARE of its moves pin an
+ *   island to one of them instead, anneal.c).  Islands come out of an unwrap
  *   turned by any angle; there the as-given searches find nothing, and the
- *   main search's grid of angles never lines up an edge exactly.  It gets
- *   its parent's share of the work by the rules below, so it takes over
- *   once its layouts are the best.
+ *   main search's grid of angles never lines up an edge exactly.
  *
  * The side search gets a share of the work (collision-free regions
  * computed: the share then holds however costly each search's moves are,
@@ -1176,6 +1177,13 @@ static un_status start_layout(un_packer *pk, volatile int *cancel)
  * share to cost them up to 0.15 of the optimum at 3 s (TC026 0.95 -> 0.80),
  * while on those of 3 to 10 pieces nothing was lost. */
 #define ALIGNED_MAX 12
+/* Islands holding less than this share of the area straight as given (an
+ * edge on an axis within STRAIGHT_TOLERANCE radians) are taken as turned:
+ * the aligned search replaces the as-given ones, which would find nothing
+ * (on the turned terashima puzzles no island is straight; as given, 91 %
+ * of the pieces are) */
+#define STRAIGHT_SHARE 0.5
+#define STRAIGHT_TOLERANCE 1e-6
 
 /* Work done by a packer and its side search (and the side search's own),
  * in collision-free regions computed; contact scores count at what they
@@ -1222,13 +1230,32 @@ static int contact_affordable(const un_engine *E)
     return E->n <= CONTACT_MAX && annealed_vertices(E) <= CONTACT_VERTS;
 }
 
+/* Share of the islands' area in islands that lie straight as given: an
+ * edge among their candidates' directions (orient.c) already on an axis. */
+static double straight_share(const un_engine *E)
+{
+    double straight = 0, total = 0;
+    int32_t i, c;
+    for (i = 0; i < E->n; i++) {
+        const un_island *is = E->isl + i;
+        total += is->area;
+        for (c = 0; c < UN_CANDIDATES; c++) {
+            double r = remainder(is->cand[c], 0.5 * PI);
+            if (fabs(r) <= STRAIGHT_TOLERANCE) { straight += is->area; break; }
+        }
+    }
+    return total > 0 ? straight / total : 0;
+}
+
 static int side_kind(const un_packer *pk)
 {
     const un_engine *E = &pk->E;
     if (pk->opt.fixed_scale > 0 || pk->opt.box || E->n > BISECT_AT_START) return SIDE_NONE;
-    /* rotation any: the as-given search, its contact search, and below
-     * that the aligned search */
+    /* rotation any: islands mostly straight as given get the as-given
+     * search, its contact search and below that (few islands) the aligned
+     * search; islands mostly turned get the aligned search */
     if (E->contact) return pk->aligned_next && E->n <= ALIGNED_MAX && contact_affordable(E) ? SIDE_ALIGNED : SIDE_NONE;
+    if (pk->opt.align && straight_share(E) < STRAIGHT_SHARE && contact_affordable(E)) return SIDE_ALIGNED;
     if (pk->opt.align) return SIDE_AS_GIVEN;
     return (E->at_vertices || is_quarter_turns(&pk->opt)) && contact_affordable(E) ? SIDE_CONTACT : SIDE_NONE;
 }

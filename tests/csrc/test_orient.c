@@ -80,6 +80,29 @@ static void test_hull_edges_are_candidates(void)
     /* the hull edge (300, 100) -> (100, 300) runs at 135 degrees */
     CHECK(has_candidate(cand, -0.75 * PI, 1e-9));
     CHECK(has_candidate(cand, 0, 1e-12));
+    /* two directions in all: the other slots repeat them, and the search
+     * knows (orientation 0, the base on a one-angle grid, repeats too) */
+    {
+        const double zero = 0;
+        un_orients os;
+        un_island is;
+        int32_t o, distinct = 0;
+        memset(&is, 0, sizeof is);
+        memcpy(is.cand, cand, sizeof cand);
+        os.ngrid = 1;
+        os.nangles = 1 + UN_CANDIDATES;
+        os.angles = (double *)&zero;
+        os.flips = 2;
+        for (o = 0; o < os.nangles * os.flips; o++) {
+            int rep = un_orient_repeats(&os, &is, o), j;
+            double th = un_orient_angle(&os, &is, o);
+            int earlier = 0;
+            for (j = o - o % os.nangles; j < o; j++) earlier |= turn_gap(un_orient_angle(&os, &is, j), th) < 1e-9;
+            CHECK_EQ(rep, earlier);
+            distinct += !rep;
+        }
+        CHECK_EQ(distinct, 2 * 8);   /* 2 flips x 2 directions x 4 quarter turns */
+    }
     un_frings_free(&f);
 }
 
