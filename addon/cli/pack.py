@@ -133,6 +133,13 @@ def _looks_like_tiles(path: str) -> bool:
     return bool(re.fullmatch(r"\d{4}(-\d{4})?(,\d{4}(-\d{4})?)*", path)) and not Path(path).exists()
 
 
+#: How the summary counts files of each status but packed, in this order.
+_SUMMARY_NOTES = ((UNCHANGED, "unchanged (packing would lower coverage)"),
+                  (KEPT, "stopped early and written with the best layout so far"),
+                  (SKIPPED, "skipped (output exists)"), (INTERRUPTED, "stopped and not written"),
+                  (FAILED, "failed"), (NOT_STARTED, "not started"))
+
+
 def _summary(results: Sequence[FileResult], elapsed: float, interrupted: bool, left_out: int) -> str:
     count = {s: sum(r.status == s for r in results)
              for s in (PACKED, KEPT, UNCHANGED, INTERRUPTED, FAILED, NOT_STARTED, SKIPPED, PLANNED)}
@@ -145,18 +152,7 @@ def _summary(results: Sequence[FileResult], elapsed: float, interrupted: bool, l
     worse = sum(bool(r.worse) for r in results if r.status in (PACKED, KEPT))
     if worse:
         parts.append(f"{worse} worse than the input (written; --only-if-better keeps the input's layout)")
-    if count[UNCHANGED]:
-        parts.append(f"{count[UNCHANGED]} unchanged (packing would lower coverage)")
-    if count[KEPT]:
-        parts.append(f"{count[KEPT]} stopped early and written with the best layout so far")
-    if count[SKIPPED]:
-        parts.append(f"{count[SKIPPED]} skipped (output exists)")
-    if count[INTERRUPTED]:
-        parts.append(f"{count[INTERRUPTED]} stopped and not written")
-    if count[FAILED]:
-        parts.append(f"{count[FAILED]} failed")
-    if count[NOT_STARTED]:
-        parts.append(f"{count[NOT_STARTED]} not started")
+    parts += [f"{count[status]} {what}" for status, what in _SUMMARY_NOTES if count[status]]
     text = ", ".join(parts) + f" in {elapsed:.1f} s"
     written = [r for r in results if r.status in WRITTEN]
     if written:
