@@ -11,7 +11,8 @@
 
 One task per file (``Client.map`` with retries; ``as_completed`` for
 progress).  Workers read the inputs and write the outputs themselves, so the
-paths must name the same files on every worker (shared storage); every
+paths must name the same files on every worker (shared storage), and the
+workers need the same uvnest version (the tasks are its functions); every
 output is written atomically.  A file that fails is reported and the others
 go on; a task whose worker is lost is run again on another worker by the
 scheduler.  With a fixed ``seed`` and ``iterations`` every output is the
