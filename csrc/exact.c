@@ -117,6 +117,24 @@ int un_rpt_orient(un_pt a, un_pt b, const un_rpt *p)
     return un_sign_mul_sub(p->d, c1, -c2, p->n);
 }
 
+int un_rpt_edge_step(un_pt a, un_pt b, const un_rpt *p, double py)
+{
+    int ya, yb, o;
+    if (((double)a.y > py + 1 && (double)b.y > py + 1) || ((double)a.y < py - 1 && (double)b.y < py - 1))
+        return 0;
+    ya = un_rpt_cmp_y(p, a.y);
+    yb = un_rpt_cmp_y(p, b.y);
+    /* quick reject: p strictly above or below the edge */
+    if (ya > 0 && yb > 0) return 0;
+    o = un_rpt_orient(a, b, p);
+    if (o == 0 && ya * yb <= 0) {
+        int xa = un_rpt_cmp_x(p, a.x), xb = un_rpt_cmp_x(p, b.x);
+        if (xa * xb <= 0) return -1;
+    }
+    /* crossing with the half-open rule: edge spans p.y (a.y > y) != (b.y > y) */
+    return (ya < 0) != (yb < 0) && ((b.y > a.y) ? o > 0 : o < 0);
+}
+
 int un_rpt_in_ring(const un_pt *r, int32_t n, const un_rpt *p)
 {
     /* p.y in double is off by far less than one grid unit: edges more than
@@ -125,23 +143,9 @@ int un_rpt_in_ring(const un_pt *r, int32_t n, const un_rpt *p)
     int32_t i;
     int in = 0;
     for (i = 0; i < n; i++) {
-        un_pt a = r[i], b = r[(i + 1) % n];
-        int ya, yb, o;
-        if (((double)a.y > py + 1 && (double)b.y > py + 1) || ((double)a.y < py - 1 && (double)b.y < py - 1))
-            continue;
-        ya = un_rpt_cmp_y(p, a.y);
-        yb = un_rpt_cmp_y(p, b.y);
-        /* quick reject: p strictly above or below the edge */
-        if (ya > 0 && yb > 0) continue;
-        o = un_rpt_orient(a, b, p);
-        if (o == 0 && ya * yb <= 0) {
-            int xa = un_rpt_cmp_x(p, a.x), xb = un_rpt_cmp_x(p, b.x);
-            if (xa * xb <= 0) return -1;
-        }
-        /* crossing with the half-open rule: edge spans p.y (a.y > y) != (b.y > y) */
-        if ((ya < 0) != (yb < 0)) {
-            if ((b.y > a.y) ? o > 0 : o < 0) in = !in;
-        }
+        int step = un_rpt_edge_step(r[i], r[(i + 1) % n], p, py);
+        if (step < 0) return -1;
+        in ^= step;
     }
     return in;
 }

@@ -66,6 +66,10 @@ int un_rpt_cmp_y(const un_rpt *p, int64_t Y);
 int un_rpt_orient(un_pt a, un_pt b, const un_rpt *p);
 /* 1 inside, 0 outside, -1 on the boundary of ring r[0..n) (exact). */
 int un_rpt_in_ring(const un_pt *r, int32_t n, const un_rpt *p);
+/* One edge a->b of that test, py being p's y in double: -1 when p lies on
+ * the edge, 1 when a ray from p to the right crosses it (half-open in y),
+ * else 0.  Edges whose y range misses p.y always give 0. */
+int un_rpt_edge_step(un_pt a, un_pt b, const un_rpt *p, double py);
 
 /* The corners of box lo..hi, counter-clockwise from lo. */
 static inline void un_box_corners(un_pt lo, un_pt hi, un_pt q[4])
@@ -443,6 +447,26 @@ typedef struct {
 void un_boxwalk_begin(un_boxwalk *w, const un_boxtree *t, const un_box *q);
 void un_boxwalk_begin_near(un_boxwalk *w, const un_boxtree *t, const double *p);
 int  un_boxwalk_next(un_boxwalk *w, int32_t *first, int32_t *end);
+
+/* ------------------------------------------------------------ ringtree.c */
+
+/* A box tree over the edges of ring p[0..m) (edge i runs from p[i] to
+ * p[(i + 1) % m]); the points are borrowed and must outlive it. */
+typedef struct {
+    const un_pt *p;
+    int32_t      m;
+    un_boxtree   tree;
+} un_ringtree;
+
+un_status un_ringtree_build(un_ringtree *rt, const un_pt *p, int32_t m);
+void      un_ringtree_free(un_ringtree *rt);
+/* *crossing = 1 when two edges of ring p[0..m) cross properly (not at
+ * shared corners, touching or overlapping), else 0; UN_ENOMEM when the
+ * tree a long ring needs cannot be allocated. */
+un_status un_ring_crosses_itself(const un_pt *p, int32_t m, int *crossing);
+/* As un_rpt_in_ring for the grid point q: 1 inside, 0 outside, -1 on the
+ * boundary. */
+int       un_ringtree_locate(const un_ringtree *rt, un_pt q);
 
 /* ----------------------------------------------------------- edgeindex.c */
 

@@ -91,22 +91,6 @@ static un_status cancel_shared_edges(un_seg *segs, int32_t *nseg)
     return UN_OK;
 }
 
-/* Do two edges of ring p[0..m) cross properly (not at shared corners)? */
-static int self_crossing(const un_pt *p, int32_t m)
-{
-    int32_t i, j;
-    for (i = 0; i < m; i++) {
-        un_pt a = p[i], b = p[(i + 1) % m];
-        for (j = i + 2; j < m; j++) {
-            un_pt c = p[j], d = p[(j + 1) % m];
-            if ((j + 1) % m == i) continue;   /* the edge before i: adjacent */
-            if (un_orient(a, b, c) * un_orient(a, b, d) < 0 && un_orient(c, d, a) * un_orient(c, d, b) < 0)
-                return 1;
-        }
-    }
-    return 0;
-}
-
 /* Segment a-b grown by one grid unit on every side: the convex hull of the
  * unit square's corners around a and b (monotone chain over 8 points),
  * counter-clockwise; a square when a == b. */
@@ -141,26 +125,32 @@ static un_status add_strip(un_seg **segs, int32_t *nseg, int32_t *cap, un_rings 
 }
 
 /* Strips around the edges of ring p[0..m) that reach a vertex outside the
- * cleaned face `kept` (every edge when the face kept nothing). */
+ * cleaned face `kept` (every edge when the face kept nothing).  Each corner
+ * is located once, through a ring tree of the kept face: a face of very
+ * many corners stays O(m log m). */
 static un_status add_lost_parts(un_seg **segs, int32_t *nseg, int32_t *cap, un_rings *tmp, const un_pt *p,
                                 int32_t m, const un_rings *kept, int32_t tag)
 {
+    int8_t *in = NULL;   /* per corner: inside or on the kept face */
+    un_status s = UN_OK;
     int32_t i;
-    for (i = 0; i < m; i++) {
-        un_pt a = p[i], b = p[(i + 1) % m];
-        if (kept->nrings > 0) {
-            un_rpt qa, qb;
-            qa.base = a; qb.base = b;
-            qa.dx = qa.dy = qb.dx = qb.dy = qa.n = qb.n = 0;
-            qa.d = qb.d = 1;
-            /* the face is one ring: outside it is outside its union */
-            if (un_rpt_in_ring(kept->pts, kept->start[1], &qa) != 0 &&
-                un_rpt_in_ring(kept->pts, kept->start[1], &qb) != 0)
-                continue;
+    if (kept->nrings > 0) {
+        un_ringtree rt;
+        in = (int8_t *)malloc((size_t)m);
+        if (!in || un_ringtree_build(&rt, kept->pts, kept->start[1]) != UN_OK) {
+            free(in);
+            return UN_ENOMEM;
         }
-        UN_TRY(add_strip(segs, nseg, cap, tmp, a, b, tag));
+        for (i = 0; i < m; i++) in[i] = un_ringtree_locate(&rt, p[i]) != 0;
+        un_ringtree_free(&rt);
     }
-    return UN_OK;
+    for (i = 0; i < m && s == UN_OK; i++) {
+        /* the face is one ring: outside it is outside its union */
+        if (in && in[i] && in[(i + 1) % m]) continue;
+        s = add_strip(segs, nseg, cap, tmp, p[i], p[(i + 1) % m], tag);
+    }
+    free(in);
+    return s;
 }
 
 /* Add triangle (a, b, c), counter-clockwise, unless it has no area (then,
@@ -211,6 +201,7 @@ un_status un_outline_rings(un_arr *w, const un_pt *pts, int32_t n, const int32_t
     if (nsolid) *nsolid = 0;
     for (f = 0; f < nfaces && s == UN_OK; f++) {
         int32_t a = face_start[f], m = face_start[f + 1] - a, i;
+        int crossing;
         double area;
         un_rings_clear(&face);
         if ((s = un_reserve((void **)&face.pts, &face.cap_pts, m, sizeof *face.pts)) != UN_OK) break;
@@ -220,7 +211,8 @@ un_status un_outline_rings(un_arr *w, const un_pt *pts, int32_t n, const int32_t
             face.pts[i] = pts[v];
         }
         if (s != UN_OK) break;
-        if (m > 3 && self_crossing(face.pts, m)) {
+        if ((s = un_ring_crosses_itself(face.pts, m, &crossing)) != UN_OK) break;
+        if (crossing) {
             s = crossing_face(&segs, &nseg, &cap, &tri, face.pts, m, f, needles);
             continue;
         }
