@@ -162,6 +162,10 @@ class PackSettings:
             size; when they do not fit, they continue in copies of the
             target to its right, in rows of 10, as UDIM tiles do).
         merge_overlapping: overlapping islands move together.
+        stack_similar: islands of one shape (turned, or mirrored with
+            ``flip``) pack stacked on each other (``Packer``'s option).
+        max_scale_ratio: island scales may differ by up to this ratio
+            (``Packer``'s option; with ``scale`` only).
         lock_pinned: islands with a pinned UV keep what ``pin_method`` says.
         pin_method: one of :data:`PIN_METHODS`: ``'LOCKED'`` pinned islands
             stay put as obstacles; ``'ROTATION'`` they keep their
@@ -199,6 +203,8 @@ class PackSettings:
     shape: str = "concave"
     scale: bool = True
     merge_overlapping: bool = False
+    stack_similar: bool = False
+    max_scale_ratio: float = 1.0
     lock_pinned: bool = False
     pin_method: str = "LOCKED"
     obstacles: bool = True
@@ -217,6 +223,8 @@ class PackSettings:
                                      ("pin_method", self.pin_method, PIN_METHODS)):
             if value not in allowed:
                 raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
+        if not (math.isfinite(self.max_scale_ratio) and self.max_scale_ratio >= 1):
+            raise ValueError(f"max_scale_ratio must be a number >= 1, got {self.max_scale_ratio!r}")
         if self.margin_method == "PIXELS" and not (self.margin_px is not None and self.texture_size):
             raise ValueError("margin_method 'PIXELS' needs margin_px and texture_size")
         if not (len(self.aspect) == 2 and all(0 < v <= 1 for v in self.aspect) and max(self.aspect) == 1):
@@ -759,9 +767,12 @@ class LiveSession:
             placement = {"scale": "fixed", "target": tuple(float(v) for v in np.clip(t, 0.0, 1.0)), **placement}
         faces_arg, mesh_faces = _faces_arg(faces, verts)
         try:
+            # mixed scales only where the islands are scaled to fit
+            ratio = s.max_scale_ratio if placement.get("scale") != "fixed" else 1.0
             return Packer(uvs, faces_arg, mesh_faces=mesh_faces, margin=margin, padding=padding,
                           rotation=rotation, rotation_step=s.rotation_step, flip=flip, shape=s.shape,
-                          merge_overlapping=s.merge_overlapping, locked=locked if locked.any() else None,
+                          merge_overlapping=s.merge_overlapping, stack_similar=s.stack_similar,
+                          max_scale_ratio=ratio, locked=locked if locked.any() else None,
                           seed=s.seed, cancel=self._stop, time_limit=self._first_layout_seconds(),
                           **placement)
         except (ValueError, IndexError) as exc:

@@ -703,3 +703,34 @@ def test_keep_before_the_first_layout_gives_nothing() -> None:
     kept = s.keep()  # at once: usually before the first layout; never a crash either way
     assert kept is None or kept.number >= 0
     assert s.progress.state in ("kept", "failed")
+
+
+def test_stack_similar_and_max_scale_ratio_reach_the_packer() -> None:
+    """The add-on's Stack Similar: three copies of one L-shaped island, turned,
+    end on one another (their output outlines coincide); Max Scale Ratio
+    lets them grow past the long strip that limits the common scale."""
+    m = MeshBuilder()
+    ell = [(0, 0), (2, 0), (2, 1), (1, 1), (1, 3), (0, 3)]
+    for k, (angle, dx) in enumerate(((0.0, 0.0), (1.1, 4.0), (2.5, 8.0))):
+        c, s = np.cos(angle), np.sin(angle)
+        pts = [(dx + 0.05 * (c * x - s * y), 0.05 * (s * x + c * y)) for x, y in ell]
+        base = 10 * k
+        for tri in ((0, 1, 2), (0, 2, 3), (0, 3, 4), (0, 4, 5)):
+            m.face([(base + i, pts[i]) for i in tri])
+    m.n_verts = 30
+    m.grid(12, 0, 1.0, 0.02, 1, 1)   # and a long strip, which limits the common scale
+    mesh = m.build()
+    stacked = LiveSession([mesh], gap(0.01, stack_similar=True), Limits(iterations=50))
+    stacked_layout = stacked.run()
+    out = full(stacked, [mesh], stacked_layout)[0]
+    faces = [np.arange(0, 4), np.arange(4, 8), np.arange(8, 12), np.array([12])]
+    shapes = [polygon(mesh, out, f) for f in faces]
+    assert shapely.hausdorff_distance(shapes[0], shapes[1]) < 1e-5
+    assert shapely.hausdorff_distance(shapes[0], shapes[2]) < 1e-5
+    mixed = LiveSession([mesh], gap(0.01, max_scale_ratio=2.0), Limits(iterations=50))
+    layout = mixed.run()
+    out = full(mixed, [mesh], layout)[0]
+    areas = [polygon(mesh, out, f).area / polygon(mesh, mesh.uvs, f).area for f in faces]
+    assert max(areas) / min(areas) > 1.5   # the Ls grew more than the strip (area ratio = scale ratio squared)
+    with pytest.raises(ValueError, match="max_scale_ratio"):
+        PackSettings(max_scale_ratio=0.5)

@@ -153,6 +153,22 @@ class PackOptions:
         description="Allow mirrored islands (mirrors the texture on them)",
         default=False,
     )
+    stack_similar: BoolProperty(
+        name="Stack Similar",
+        description="Pack islands of one shape (turned, or mirrored with Flip) on top of each other, "
+                    "sharing their texture: repeated parts take the room of one",
+        default=False,
+    )
+    max_scale_ratio: FloatProperty(
+        name="Max Scale Ratio",
+        description="Let island scales differ by up to this ratio where one long island limits the "
+                    "common scale (1: one common scale, as Blender packs)",
+        default=1.0,
+        min=1.0,
+        soft_max=4.0,
+        step=10,
+        precision=2,
+    )
     margin_pixels: FloatProperty(
         name="Margin",
         description="Smallest gap between islands, in texture pixels",
@@ -275,6 +291,10 @@ def draw_options(layout: UILayout, data: Any, image_size: Optional[int]) -> None
     sub.active = data.pin
     sub.prop(data, "pin_method", text="Lock Method")
     col.prop(data, "merge_overlap")
+    col.prop(data, "stack_similar")
+    sub = col.column()
+    sub.active = data.scale
+    sub.prop(data, "max_scale_ratio")
     col.prop(data, "obstacles")
     col.prop(data, "udim_source")
     if data.udim_source == "CUSTOM_REGION":
@@ -364,6 +384,8 @@ def settings_from(options: Any, context: Context) -> PackSettings:
                         rotation_step=round(math.degrees(options.rotation_step), 4), flip=bool(options.flip),
                         shape=SHAPE_METHODS[options.shape_method], scale=bool(options.scale),
                         merge_overlapping=bool(options.merge_overlap), lock_pinned=bool(options.pin),
+                        stack_similar=bool(options.stack_similar),
+                        max_scale_ratio=float(options.max_scale_ratio),
                         pin_method=options.pin_method, obstacles=bool(options.obstacles),
                         target=options.udim_source, custom_region=tuple(float(v) for v in options.custom_region),
                         active_tile=int(active), udim_tiles=tiles, udim_grid=grid, seed=int(options.seed),
