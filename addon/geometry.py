@@ -24,6 +24,7 @@ import numpy as np
 
 from . import _core
 from ._faces import check_finite, check_uvs, faces_csr
+from .errors import InputError, number, whole
 
 Ring = np.ndarray
 Rings = List[np.ndarray]
@@ -35,20 +36,11 @@ __all__ = ["outline", "simplify", "convex_hull", "nfp", "ifp", "cfr", "cfr_from_
 Workspace = _core.Workspace  # reusable scratch memory (its docstring: csrc/binding.c)
 
 
-def _number(value, name: str) -> float:
-    """A finite real number, or a clear error naming ``name``."""
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise TypeError(f"{name} must be a number, not {type(value).__name__}")
-    v = float(value)
-    if not np.isfinite(v):
-        raise ValueError(f"{name} must be finite, got {value!r}")
-    return v
-
-
 def _polygons(placed, name: str) -> list:
     """A list of polygons (each a list of rings), or a clear error."""
     if isinstance(placed, np.ndarray) or not isinstance(placed, (list, tuple)):
-        raise TypeError(f"{name} must be a list of polygons (each a list of rings), not {type(placed).__name__}")
+        raise InputError(f"{name} must be a list of polygons (each a list of rings), not {type(placed).__name__}",
+                         name)
     return list(placed)
 
 
@@ -75,11 +67,10 @@ def simplify(rings: Sequence, tolerance: float, max_vertices: int) -> Tuple[Ring
     ``max_vertices`` vertices (at least 4).  Returns ``(rings, deviation)``,
     the deviation being the largest distance actually used.
     """
-    tolerance = _number(tolerance, "tolerance")
-    if isinstance(max_vertices, bool) or not isinstance(max_vertices, (int, np.integer)):
-        raise TypeError(f"max_vertices must be an integer, not {type(max_vertices).__name__}")
+    tolerance = number(tolerance, "tolerance")
+    max_vertices = whole(max_vertices, "max_vertices", 4)
     # a budget beyond any ring the core accepts means "no budget"
-    return _core.simplify(rings, tolerance, int(min(max_vertices, 2**31 - 1)))
+    return _core.simplify(rings, tolerance, min(max_vertices, 2**31 - 1))
 
 
 def convex_hull(rings: Sequence) -> Rings:
@@ -119,7 +110,7 @@ def cfr(container: Sequence, placed: Sequence[Sequence], piece: Sequence, margin
     of the margin smaller than exact).  Regions are sorted by their leftmost
     point and each ring starts at its own leftmost point.
     """
-    return _core.cfr(container, _polygons(placed, "placed"), piece, _number(margin, "margin"), workspace)
+    return _core.cfr(container, _polygons(placed, "placed"), piece, number(margin, "margin"), workspace)
 
 
 def cfr_from_nfps(container: Sequence, nfps: Sequence[Sequence], piece: Sequence, *,
@@ -145,7 +136,7 @@ def point_at(region: Sequence, r: float) -> Tuple[float, float]:
     holes.  ``(f, r)`` of the packer's search are: region ``floor(f * m)`` of
     the ``m`` collision-free regions, then this point.
     """
-    return _core.point_at(region, _number(r, "r"))
+    return _core.point_at(region, number(r, "r", None))
 
 
 def overlaps(a: Sequence, b: Sequence, margin: float = 0.0) -> Tuple[bool, float]:
@@ -155,4 +146,4 @@ def overlaps(a: Sequence, b: Sequence, margin: float = 0.0) -> Tuple[bool, float
     overlap.  Crossings and containment are decided exactly on the grid of the
     call; distances are compared with a tolerance of two grid steps.
     """
-    return _core.overlaps(a, b, _number(margin, "margin"))
+    return _core.overlaps(a, b, number(margin, "margin"))

@@ -231,7 +231,7 @@ def find_islands(uvs, faces: FacesLike, mesh_faces: Optional[FacesLike] = None,
     check()
     a, b = _edge_pairs(start, idx)
     if mesh_faces is not None:
-        mstart, midx = faces_csr(mesh_faces, 2**31 - 1)
+        mstart, midx = faces_csr(mesh_faces, 2**31 - 1, "mesh_faces")
         if not np.array_equal(mstart, start):
             raise ValueError("mesh_faces must have the same shape as faces")
         ma, mb = _mesh_edge_pairs(uvs, start, idx, midx)

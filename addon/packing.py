@@ -37,7 +37,8 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tupl
 import numpy as np
 
 from . import _core, region as _region, tiles as _tiles
-from ._faces import FacesLike
+from ._faces import FacesLike, check_uvs
+from .errors import CannotFitError, InputError, flag as _flag, number as _number, seconds as _seconds, whole as _whole
 from .islands import Island, clipped_area, find_islands, island_faces_of, ring_areas
 from .scales import mixed_scales
 from .stacking import DEFAULT_TOLERANCE as DEFAULT_STACK_TOLERANCE, Stack, stack_islands
@@ -116,16 +117,6 @@ class Cancel:
     def _remove(self, key: int) -> None:
         with self._lock:
             self._hooks.pop(key, None)
-
-
-def _seconds(value, name: str) -> Optional[float]:
-    """A duration: None, or a finite number of seconds >= 0."""
-    if value is None:
-        return None
-    if isinstance(value, bool) or not (isinstance(value, (int, float, np.integer, np.floating))
-                                       and math.isfinite(value) and value >= 0):
-        raise ValueError(f"{name} must be a finite number of seconds >= 0 or None, got {value!r}")
-    return float(value)
 
 
 def _in_c(call: Callable[[], Any], stop: Callable[[], Any]) -> Any:
@@ -272,29 +263,6 @@ def _aspect(texture: Optional[Tuple[int, int]]) -> Tuple[float, float]:
     return texture[0] / side, texture[1] / side
 
 
-def _number(value, name: str, low: float = 0.0) -> float:
-    if isinstance(value, bool) or not (isinstance(value, (int, float, np.floating, np.integer))
-                                       and math.isfinite(value) and value >= low):
-        raise ValueError(f"{name} must be a finite number >= {low:g}, got {value!r}")
-    return float(value)
-
-
-def _flag(value, name: str) -> bool:
-    """A yes/no option: a bool (or 0 / 1), never a truthy string."""
-    if isinstance(value, (bool, np.bool_)) or (isinstance(value, (int, np.integer)) and value in (0, 1)):
-        return bool(value)
-    raise ValueError(f"{name} must be True or False, got {value!r}")
-
-
-def _whole(value, name: str, low: int, high: Optional[int] = None) -> int:
-    """An integer option from ``low`` (to ``high``, exclusive)."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) \
-            or value < low or (high is not None and value >= high):
-        rng = f"from {low} to {high - 1}" if high is not None else f">= {low}"
-        raise ValueError(f"{name} must be an integer {rng}, got {value!r}")
-    return int(value)
-
-
 def _options(margin: float, margin_px: Optional[float], texture_size, rotation: str, rotation_step: float,
              flip: bool, shape: str, merge_overlapping: bool, target, padding: float, seed: int,
              cache_mb: float, anneal_max: Optional[int], scale: str, tiles, pixel_perfect: bool,
@@ -359,13 +327,13 @@ def _options(margin: float, margin_px: Optional[float], texture_size, rotation: 
     if 2 * engine_padding >= side or engine_margin >= side:
         raise ValueError(f"margin {engine_margin:g} and padding {engine_padding:g} leave no room in a "
                          f"target of side {side:g}")
-    if not (isinstance(cache_mb, (int, float)) and cache_mb > 0):
-        raise ValueError(f"cache_mb must be positive, got {cache_mb!r}")
+    if _number(cache_mb, "cache_mb") == 0:
+        raise InputError(f"cache_mb must be positive, got {cache_mb!r}", "cache_mb")
     angles, align = _angles(rotation, rotation_step)
     flip = _flag(flip, "flip")
     merge_overlapping = _flag(merge_overlapping, "merge_overlapping")
     seed = _whole(seed, "seed", 0, 2**64)
-    anneal_max = 0 if anneal_max is None else _whole(anneal_max, "anneal_max", 1)
+    anneal_max = 0 if anneal_max is None else _whole(anneal_max, "anneal_max", 1, 2**31)  # a C int
     return _Options(margin, padding, t, angles, align, flip, shape, merge_overlapping,
                     seed, float(cache_mb) * 2**20, anneal_max, scale == "fixed", tile_list,
                     texture, grid, max(margin, block), engine_margin, engine_padding, aspect, region)
@@ -470,16 +438,35 @@ def apply_transforms(uvs, islands: Sequence[Island], transforms: Sequence[Island
     return out
 
 
+def _group_codes(groups, n_faces: int) -> Tuple[Sequence[Any], np.ndarray]:
+    """The distinct keys of ``groups`` and each face's key number: sorted
+    for numbers and strings, in order of first use for other hashable keys
+    (objects, or numbers and strings mixed, which numpy would turn into
+    strings)."""
+    try:
+        arr = np.asarray(groups)
+    except ValueError:
+        arr = np.empty(0, dtype=object)
+    if arr.ndim != 1 or arr.shape[0] != n_faces:
+        raise InputError(f"groups must have one key per face ({n_faces}), got shape {arr.shape}", "groups")
+    if arr.dtype.kind in "biuf" or (arr.dtype.kind == "U" and (isinstance(groups, np.ndarray)
+                                                               or all(isinstance(k, str) for k in groups))):
+        keys, codes = np.unique(arr, return_inverse=True)
+        return keys, codes.reshape(-1)
+    number: Dict[Any, int] = {}
+    try:
+        codes = np.fromiter((number.setdefault(k, len(number)) for k in groups), dtype=np.int64, count=n_faces)
+    except TypeError:
+        raise InputError("groups must hold one hashable key per face", "groups") from None
+    return list(number), codes
+
+
 def _island_groups(groups, moving: List[Island], n_faces: int) -> Tuple[list, np.ndarray]:
     """Affinity group keys and per moving island its group (the key most of
     its faces have), -1 without groups."""
     if groups is None:
         return [], np.full(len(moving), -1, dtype=np.int64)
-    arr = np.asarray(groups)
-    if arr.ndim != 1 or arr.shape[0] != n_faces:
-        raise ValueError(f"groups must have one key per face ({n_faces}), got shape {arr.shape}")
-    keys, codes = np.unique(arr, return_inverse=True)
-    codes = codes.reshape(-1)
+    keys, codes = _group_codes(groups, n_faces)
     of = np.array([int(np.bincount(codes[isl.faces]).argmax()) for isl in moving], dtype=np.int64)
     used, of = np.unique(of, return_inverse=True)
     return [keys[k].item() if hasattr(keys[k], "item") else keys[k] for k in used], of.reshape(-1)
@@ -625,7 +612,7 @@ class Packer:
                                  merge_overlapping, target, padding, seed, cache_mb, anneal_max, scale, tiles,
                                  pixel_perfect, block_align)
         #: the input UVs (a copy: the caller's array is never touched)
-        self._input = np.array(uvs, dtype=np.float64, copy=True)
+        self._input = np.array(check_uvs(uvs), copy=True)
         #: the islands (as :func:`find_islands` finds them with ``merge_overlapping``)
         self.islands: List[Island] = find_islands(self._input, faces, mesh_faces=mesh_faces,
                                                   merge_overlapping=o.merge_overlapping,
@@ -826,12 +813,19 @@ class Packer:
             return False
         try:
             with self._stop_at(deadline, self._core):
-                return bool(self._call(self._core, "start"))
-        except ValueError as e:
-            if not (self._opt.fixed and str(e).startswith("the islands cannot fit")):
-                raise
-            self._explain_no_fit()
+                return self._started(self._core)
+        except CannotFitError:
+            if self._opt.fixed:
+                self._explain_no_fit()
             raise
+
+    def _started(self, core) -> bool:
+        """``core.start()``: True when its first layout is ready, False when
+        it was stopped first; ``CannotFitError`` when there is none."""
+        ready = self._call(core, "start")
+        if ready is None:
+            raise CannotFitError()
+        return bool(ready)
 
     def _box_layout(self):
         """The box layout's C packer: the skyline of the islands' bounding
@@ -857,7 +851,7 @@ class Packer:
                 core.set_group(k, int(g))
         for rings in self._fixed_shapes:
             core.add_locked(rings)
-        if not self._call(core, "start"):
+        if not self._started(core):
             self._check_cancel()
             raise Cancelled("the packer was stopped before its first layout")
         return core
@@ -896,15 +890,13 @@ class Packer:
     def _explain_no_fit(self) -> None:
         """Name the first island too large for a tile on its own."""
         for k, i in enumerate(self._moving):
-            try:
-                self._engine(False, only=k).start()
-            except ValueError:
+            if self._engine(False, only=k).start() is None:
                 x0, y0, x1, y1 = self._units[i].bbox
                 s = self._prescale[k]
-                raise ValueError(f"island {int(i)} ({(x1 - x0) * s:.4g} x {(y1 - y0) * s:.4g} at the requested "
-                                 "scale) is larger than a tile with this margin and padding") from None
-        raise ValueError(f"the islands need more than the {len(self._opt.tiles)} tiles allowed "
-                         f"({self._opt.tiles[0]} .. {self._opt.tiles[-1]}); pass more tiles") from None
+                raise CannotFitError(f"island {int(i)} ({(x1 - x0) * s:.4g} x {(y1 - y0) * s:.4g} at the requested "
+                                     "scale) is larger than a tile with this margin and padding")
+        raise CannotFitError(f"the islands need more than the {len(self._opt.tiles)} tiles allowed "
+                             f"({self._opt.tiles[0]} .. {self._opt.tiles[-1]}); pass more tiles")
 
     def _pow2_layout(self, moving: List[Island]) -> Optional[Tuple[np.ndarray, np.ndarray]]:
         """Zero-waste layout when every island's bounding square is a power
@@ -927,8 +919,8 @@ class Packer:
             return None
         xyl = pack_pow2_squares(sizes, texels)
         if xyl[:, 2].max() >= len(o.tiles):
-            raise ValueError(f"the islands need {int(xyl[:, 2].max()) + 1} tiles, more than the "
-                             f"{len(o.tiles)} allowed; pass more tiles")
+            raise CannotFitError(f"the islands need {int(xyl[:, 2].max()) + 1} tiles, more than the "
+                                 f"{len(o.tiles)} allowed; pass more tiles")
         # each island's bounding box goes to the corner of its square
         shift = xyl[:, :2] / texels - bb[:, :2] / texels
         return shift, xyl[:, 2]

@@ -85,6 +85,8 @@ def _grown(rings: List[np.ndarray], by: float) -> List[np.ndarray]:
 
 def _ring(value, k: int) -> np.ndarray:
     try:
+        if np.iscomplexobj(value):  # float64 would drop the imaginary parts silently
+            raise TypeError
         ring = np.array(value, dtype=np.float64)
     except (TypeError, ValueError):
         raise ValueError(f"target ring {k} is not an array of (u, v) points") from None
@@ -97,6 +99,8 @@ def _ring(value, k: int) -> np.ndarray:
 
 def is_rectangle(target) -> bool:
     """Whether ``target`` is given as ``(x0, y0, x1, y1)``, not as rings."""
+    if np.iscomplexobj(target):  # refused as rings, not cut to its real part
+        return False
     try:
         arr = np.asarray(target, dtype=np.float64)
     except (TypeError, ValueError):

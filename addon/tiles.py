@@ -13,7 +13,8 @@ from typing import List, Optional, Sequence, Tuple
 import numpy as np
 
 from . import _core
-from ._faces import faces_csr
+from ._faces import check_uvs, faces_csr
+from .errors import InputError, whole
 from .islands import Island, ring_areas
 
 __all__ = ["pack_pow2_squares", "udim_origin", "udim_box", "off_tile", "udim_tile_of", "default_tiles", "texel_scales", "inflated_area",
@@ -23,10 +24,15 @@ MAX_TILES = 256          # the engine's limit on tiles in one packing
 DEFAULT_TILE_COUNT = 100  # 1001 .. 1100: ten rows of ten
 
 
+def _is_udim(tile: object) -> bool:
+    """A UDIM tile number: an integer (not a bool) from 1001 to 1999."""
+    return not isinstance(tile, (bool, np.bool_)) and isinstance(tile, (int, np.integer)) and 1001 <= tile <= 1999
+
+
 def udim_origin(tile: int) -> Tuple[int, int]:
     """Lower-left corner ``(u, v)`` of UDIM tile ``tile`` (1001 .. 1999)."""
-    if not (isinstance(tile, (int, np.integer)) and 1001 <= tile <= 1999 and (tile - 1001) % 10 < 10):
-        raise ValueError(f"UDIM tile numbers run from 1001 to 1999, got {tile!r}")
+    if not _is_udim(tile):
+        raise InputError(f"UDIM tile numbers run from 1001 to 1999, got {tile!r}", "tile")
     return (int(tile) - 1001) % 10, (int(tile) - 1001) // 10
 
 
@@ -65,6 +71,11 @@ def checked_tiles(tiles: Optional[Sequence[int]]) -> Tuple[int, ...]:
     at most ``MAX_TILES``); the default list when None."""
     if tiles is None:
         return default_tiles()
+    if isinstance(tiles, (str, bytes)) or not isinstance(tiles, Sequence) and not isinstance(tiles, np.ndarray):
+        raise InputError(f"tiles must be a sequence of UDIM tile numbers, got {tiles!r}", "tiles")
+    for t in tiles:
+        if not _is_udim(t):
+            raise InputError(f"tiles: UDIM tile numbers run from 1001 to 1999, got {t!r}", "tiles")
     out = tuple(int(t) for t in tiles)
     if not out:
         raise ValueError("tiles must name at least one UDIM tile")
@@ -72,8 +83,6 @@ def checked_tiles(tiles: Optional[Sequence[int]]) -> Tuple[int, ...]:
         raise ValueError(f"at most {MAX_TILES} tiles can be packed at once, got {len(out)}")
     if len(set(out)) != len(out):
         raise ValueError(f"tiles repeats a tile: {list(out)}")
-    for t in out:
-        udim_origin(t)
     return out
 
 
@@ -94,9 +103,7 @@ def pack_pow2_squares(sizes, layer_size: int) -> np.ndarray:
     if arr.size and not (np.issubdtype(arr.dtype, np.integer) or
                          (np.issubdtype(arr.dtype, np.floating) and np.all(arr == np.round(arr)))):
         raise ValueError("sizes must be whole numbers")
-    if not isinstance(layer_size, (int, np.integer)):
-        raise TypeError(f"layer_size must be an integer, got {layer_size!r}")
-    xyl, _ = _core.pack_pow2(arr.astype(np.int64), int(layer_size))
+    xyl, _ = _core.pack_pow2(arr.astype(np.int64), whole(layer_size, "layer_size", 1, 2**62))
     return xyl
 
 
@@ -106,11 +113,9 @@ def texel_scales(islands: Sequence[Island], uvs: np.ndarray, faces, positions, p
     length: ``density / (texels * sqrt(uv area / 3D area))``, with texels
     the geometric mean of the texture's sides.  Islands with no 3D or UV
     area take the mesh's mean ratio."""
-    pos = np.asarray(positions, dtype=np.float64)
-    if pos.ndim != 2 or pos.shape[1] != 3:
-        raise ValueError(f"positions must be an (V, 3) array, got shape {pos.shape}")
+    pos = check_uvs(positions, "positions", columns=3)
     start, idx = faces_csr(faces, len(uvs))
-    pstart, pidx = faces_csr(position_faces, len(pos))
+    pstart, pidx = faces_csr(position_faces, len(pos), "mesh_faces")
     if not np.array_equal(start, pstart):
         raise ValueError("position faces must have the same corners as the UV faces")
     uv_area = _face_areas(np.column_stack([uvs, np.zeros(len(uvs))]), start, idx)

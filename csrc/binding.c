@@ -52,14 +52,14 @@ static PyArrayObject *as_points(PyObject *o, const char *name, int allow_empty, 
     npy_intp n, i;
     const double *p;
     if (PyArray_Check(o) && (!PyArray_ISNUMBER((PyArrayObject *)o) || PyArray_ISCOMPLEX((PyArrayObject *)o))) {
-        PyErr_Format(PyExc_TypeError, "%s must be numeric, not dtype %R", name,
+        PyErr_Format(PyExc_ValueError, "%s must be numeric, not dtype %R", name,
                      (PyObject *)PyArray_DESCR((PyArrayObject *)o));
         return NULL;
     }
     a = (PyArrayObject *)PyArray_FROMANY(o, NPY_DOUBLE, 0, 0, NPY_ARRAY_CARRAY_RO | NPY_ARRAY_FORCECAST);
     if (!a) {
         PyErr_Clear();
-        PyErr_Format(PyExc_TypeError, "%s must be an (n, 2) array of numbers", name);
+        PyErr_Format(PyExc_ValueError, "%s must be an (n, 2) array of numbers", name);
         return NULL;
     }
     if (PyArray_NDIM(a) != 2 || PyArray_DIM(a, 1) != 2) {
@@ -108,13 +108,13 @@ static int to_frings_min(PyObject *seq, const char *name, un_frings *out, int mi
     int64_t total = 0;
     un_frings_init(out);
     if (PyArray_Check(seq) && PyArray_NDIM((PyArrayObject *)seq) == 2) {
-        PyErr_Format(PyExc_TypeError, "%s must be a list of rings ((n, 2) arrays), not a single array", name);
+        PyErr_Format(PyExc_ValueError, "%s must be a list of rings ((n, 2) arrays), not a single array", name);
         return -1;
     }
     fast = PySequence_Fast(seq, "");
     if (!fast) {
         PyErr_Clear();
-        PyErr_Format(PyExc_TypeError, "%s must be a list of rings ((n, 2) arrays)", name);
+        PyErr_Format(PyExc_ValueError, "%s must be a list of rings ((n, 2) arrays)", name);
         return -1;
     }
     n = PySequence_Fast_GET_SIZE(fast);
@@ -255,7 +255,7 @@ static int workspace_acquire(PyObject *module, PyObject *wso, WorkspaceObject **
     ok = PyObject_TypeCheck(wso, (PyTypeObject *)type);
     Py_DECREF(type);
     if (!ok) {
-        PyErr_Format(PyExc_TypeError, "workspace must be a uvnest.geometry.Workspace or None, got %s",
+        PyErr_Format(PyExc_ValueError, "workspace must be a uvnest.geometry.Workspace or None, got %s",
                      Py_TYPE(wso)->tp_name);
         return -1;
     }
@@ -832,8 +832,7 @@ static PyObject *packer_start(PackerObject *self, PyObject *noargs)
     s = un_packer_start(self->pk, &self->cancel);
     Py_END_ALLOW_THREADS
     self->busy = 0;
-    if (s == UN_ENOFIT)
-        return PyErr_Format(PyExc_ValueError, "the islands cannot fit the target (the margin, the locked islands or the number of tiles leave no room)");
+    if (s == UN_ENOFIT) Py_RETURN_NONE;   /* an answer about the input: Python raises uvnest.errors.CannotFitError */
     if (s == UN_ECANCELLED) Py_RETURN_FALSE;   /* a later start() goes on */
     if (s != UN_OK) return raise_status(s, "start");
     Py_RETURN_TRUE;
@@ -922,7 +921,8 @@ static PyMethodDef packer_methods[] = {
     {"add_locked", (PyCFunction)packer_add_locked, METH_VARARGS, "add_locked(rings)"},
     {"set_group", (PyCFunction)packer_set_group, METH_VARARGS, "set_group(island, group)"},
     {"start", (PyCFunction)packer_start, METH_NOARGS,
-     "start() -> True when the first layout is ready, False when cancelled (call again to go on)"},
+     "start() -> True when the first layout is ready, False when cancelled (call again to go on), "
+     "None when the islands cannot fit the target"},
     {"run", (PyCFunction)packer_run, METH_VARARGS, "run(moves) -> (improved, cancelled)"},
     {"cancel", (PyCFunction)packer_cancel, METH_NOARGS, "cancel(): stop a running call (any thread)"},
     {"reset_cancel", (PyCFunction)packer_reset_cancel, METH_NOARGS, "clear the cancel flag"},

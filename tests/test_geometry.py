@@ -425,9 +425,9 @@ def test_workspace_gives_exactly_what_fresh_memory_gives():
 
 def test_workspace_argument_is_checked():
     sq = [np.array([[0, 0], [1, 0], [1, 1], [0, 1]], float)]
-    with pytest.raises(TypeError, match="workspace must be a uvnest.geometry.Workspace"):
+    with pytest.raises(ValueError, match="workspace must be a uvnest.geometry.Workspace"):
         G.cfr(sq, [sq], sq, workspace=object())
-    with pytest.raises(TypeError, match="workspace"):
+    with pytest.raises(ValueError, match="workspace"):
         G.nfp(sq, sq, workspace="scratch")
     assert G.nfp(sq, sq, workspace=None)[0].shape == (4, 2)
 

@@ -166,7 +166,8 @@ def build_parser() -> argparse.ArgumentParser:
     out.add_argument("--preview-size", type=_number(int, 128, 16384), default=1024, metavar="PX",
                      help="preview side in pixels (default: %(default)s)")
     out.add_argument("--report", metavar="FILE.json",
-                     help="write per-file results (coverage before and after, scale, time, status) as JSON")
+                     help="write per-file results (coverage before and after, scale, time, status) as JSON "
+                          "(- for standard output)")
 
     opt = p.add_argument_group("packing (the Python API's and Blender's names)")
     opt.add_argument("--margin", type=_number(float, 0.0), default=0.001,

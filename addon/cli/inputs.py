@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from ..io import SUFFIXES
+from ..io import SUFFIXES, unwritable
 from ..preview import is_uvnest_preview
 
 Found = List[Tuple[Path, Optional[Path]]]
@@ -128,3 +128,30 @@ def _plan_outputs(files: Found, *, output: Optional[Path], out_dir: Optional[Pat
                 plan.error = (f"{plan.path}: the preview would replace {plan.preview}, which uvnest did not write "
                               "(a texture?); choose other output names with --suffix or --out-dir")
     return plans
+
+
+def unwritable_paths(plans: Sequence[_Plan], report: Optional[str], out_dir: Optional[Path]) -> List[str]:
+    """Why outputs, previews, ``--out-dir`` or ``--report`` (``-``: standard
+    output) cannot be written, one message each, found before any search:
+    a device, FIFO or folder in the way (also behind a symbolic link), or a
+    folder that is missing under a file or takes no new files."""
+    errors: List[str] = []
+    if report and report != "-":
+        problem = unwritable(report)
+        if problem:
+            special = os.path.exists(report) and not os.path.isfile(report)
+            errors.append(f"--report {report}: {problem}" + ("; use --report - for standard output" if special else ""))
+    if out_dir is not None and out_dir.exists() and not out_dir.is_dir():
+        errors.append(f"--out-dir {out_dir}: is not a folder")
+    folders: Dict[Path, Optional[str]] = {}
+    for plan in plans:
+        for target in (plan.output, plan.preview):
+            if plan.error is not None or target is None:
+                continue
+            if target.exists() or target.is_symlink():  # a file, link or device of its own
+                problem = unwritable(target)
+            else:  # a new file: its folder decides, once per folder
+                problem = folders.setdefault(target.parent, unwritable(target))
+            if problem:
+                errors.append(f"{plan.path}: cannot write {target}: {problem}")
+    return errors

@@ -18,7 +18,7 @@ from ..packing import Packer
 from ..preview import PreviewUnavailable, require_pillow
 from .console import _Console
 from .farm import farm_commands
-from .inputs import _Plan, _plan_outputs, collect_inputs
+from .inputs import _Plan, _plan_outputs, collect_inputs, unwritable_paths
 from .packfile import engine_rotation
 from .results import (EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, FAILED, INTERRUPTED, KEPT, NOT_STARTED, PACKED,
                       PLANNED, SKIPPED, UNCHANGED, WRITTEN, FileResult, PackTask)
@@ -106,6 +106,8 @@ def _argument_errors(args: argparse.Namespace) -> List[str]:
         errors.append("--skip-existing cannot be combined with --in-place (the output is the input)")
     if args.verbose and args.quiet:
         errors.append("-v/--verbose and -q/--quiet exclude each other")
+    if args.report == "-" and args.json:
+        errors.append("--report - and --json both write to standard output")
     if args.chunk is not None and args.emit_commands is None:
         errors.append("--chunk needs --emit-commands")
     modes = [name for name, on in (("--scheduler", args.scheduler), ("--emit-commands", args.emit_commands),
@@ -208,6 +210,8 @@ def _plans(args: argparse.Namespace) -> Tuple[List[_Plan], int, List[str]]:
     if not errors and not plans:
         errors.append("no .obj, .gltf or .glb files found" + (" (after --include/--exclude)"
                                                                if args.include or args.exclude else ""))
+    if not errors and args.emit_commands is None:  # farm commands write on the machines that run them
+        errors = unwritable_paths([] if args.dry_run else plans, None if args.dry_run else args.report, out_dir)
     return plans, left_out, errors
 
 
@@ -257,9 +261,15 @@ def _cmd_pack(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     status = EXIT_INTERRUPTED if interrupted else (EXIT_FAILED if any(r.status == FAILED for r in results)
                                                    else EXIT_OK)
     if args.report and not args.dry_run:
-        doc = report_document(results, _report_options(args), elapsed, interrupted)
+        text = json.dumps(report_document(results, _report_options(args), elapsed, interrupted), indent=2,
+                          allow_nan=False) + "\n"
         try:
-            atomic_write_bytes(Path(args.report), (json.dumps(doc, indent=2, allow_nan=False) + "\n").encode())
+            if args.report == "-":
+                sys.stdout.write(text)
+                sys.stdout.flush()
+            else:
+                Path(args.report).parent.mkdir(parents=True, exist_ok=True)
+                atomic_write_bytes(Path(args.report), text.encode())
         except OSError as e:
             console.error(f"{args.report}: cannot write the report: {e.strerror or e}")
             status = status or EXIT_FAILED

@@ -13,10 +13,13 @@ rewritten in place, see ``uvnest.io.gltf``).  Every file is written
 atomically: a failed or interrupted save leaves the target as it was.
 Reading never modifies anything.
 
-Errors: ``MeshIOError`` for files that cannot be read (the one-line message
-names the file and the reason), ``UnsupportedFormatError`` (a subclass) for
-formats and features uvnest does not handle, ``ValueError`` for bad
-arguments to ``save``.
+Errors (``uvnest.errors``): ``MeshIOError`` for files that cannot be read
+(the one-line message names the file and the reason), ``UnsupportedFormatError``
+(a subclass) for formats and features uvnest does not handle, both
+subclasses of ``ValueError``, which ``save`` raises for bad arguments.  Reading
+opens regular files only, and a glTF's buffers and images only inside its
+folder (``uvnest.io.gltf``); writing through a symbolic link replaces the
+file it leads to (``uvnest.io.atomic``).
 """
 from __future__ import annotations
 
@@ -26,7 +29,7 @@ from typing import Callable, Dict, Optional, Union
 
 import numpy as np
 
-from .atomic import atomic_open, atomic_write_bytes, atomic_write_many
+from .atomic import atomic_open, atomic_write_bytes, atomic_write_many, unwritable, write_target
 from .mesh import Mesh, MeshIOError, UnsupportedFormatError
 
 __all__ = [
@@ -39,6 +42,8 @@ __all__ = [
     "atomic_open",
     "atomic_write_bytes",
     "atomic_write_many",
+    "unwritable",
+    "write_target",
 ]
 
 PathLike = Union[str, "os.PathLike[str]"]

@@ -6,18 +6,71 @@ crosses file systems), flushed and ``fsync``-ed, and only then moved over the
 target with ``os.replace``.  On any exception - ``KeyboardInterrupt``
 included - the temporary file is removed and the target keeps its old
 content (or stays absent).
+
+Writing to a symbolic link replaces the file the link leads to (through
+any chain of links) and leaves the link a link.  Only regular files are
+replaced: a folder, device, FIFO or socket at the path (``/dev/stdout``,
+``/dev/null``) is refused with an ``OSError`` that says so.
 """
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import stat
 import tempfile
 from pathlib import Path
-from typing import IO, Iterator, Sequence, Tuple, Union
+from typing import IO, Iterator, Optional, Sequence, Tuple, Union
 
 PathLike = Union[str, "os.PathLike[str]"]
 
-__all__ = ["atomic_open", "atomic_write_bytes", "atomic_write_many"]
+__all__ = ["atomic_open", "atomic_write_bytes", "atomic_write_many", "write_target", "unwritable"]
+
+_KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO or pipe"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+def file_kind(mode: int) -> str:
+    """What a file that is not a regular one is (from ``st_mode``), for messages."""
+    return next((name for test, name in _KINDS if test(mode)), "not a regular file")
+
+
+def write_target(path: PathLike) -> Path:
+    """The file that writing ``path`` replaces: ``path`` itself, or for a
+    symbolic link the file at the end of its chain of links (which need
+    not exist yet).  ``OSError`` when something other than a regular file
+    is there (checked through the links, so ``/dev/stdout`` is the
+    terminal, pipe or file it stands for)."""
+    p = Path(path)
+    try:
+        mode = os.stat(p).st_mode
+    except (FileNotFoundError, NotADirectoryError):  # nothing there (yet), or a link to nothing yet
+        mode = None
+    if mode is not None and not stat.S_ISREG(mode):
+        raise OSError(errno.EINVAL, f"is {file_kind(mode)}; uvnest writes only regular files", str(p))
+    return Path(os.path.realpath(p)) if p.is_symlink() else p
+
+
+def unwritable(path: PathLike) -> Optional[str]:
+    """Why ``path`` cannot be written (``write_target``'s refusal, or its
+    folder, or the nearest existing folder above a missing one, is not a
+    folder or does not take new files), or None.  It writes and removes a
+    probe file, so it answers for read-only file systems and for root alike."""
+    try:
+        folder = write_target(path).parent
+    except OSError as e:
+        return e.strerror
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if not folder.is_dir():
+        return f"{folder} is not a folder"
+    try:
+        fd, probe = tempfile.mkstemp(prefix=".uvnest-probe.", dir=folder)
+    except OSError as e:
+        return f"cannot create files in {folder}: {e.strerror or e}"
+    os.close(fd)
+    _discard(Path(probe))
+    return None
 
 
 def _new_mode(target: Path) -> int:
@@ -67,7 +120,7 @@ def atomic_open(path: PathLike, mode: str = "wb", **kwargs) -> Iterator[IO]:
     """
     if mode not in ("wb", "w"):
         raise ValueError(f"atomic_open: mode must be 'wb' or 'w', not {mode!r}")
-    target = Path(path)
+    target = write_target(path)
     fd, temp = _make_temp(target)
     try:
         with os.fdopen(fd, mode, **kwargs) as f:
@@ -98,11 +151,13 @@ def atomic_write_many(items: Sequence[Tuple[PathLike, bytes]]) -> None:
     files.
     """
     staged = []
+    folders = set()
     try:
         for path, data in items:
-            target = Path(path)
+            target = write_target(path)
             fd, temp = _make_temp(target)
             staged.append((temp, target))
+            folders.add(target.parent)
             with os.fdopen(fd, "wb") as f:
                 f.write(data)
                 f.flush()
@@ -116,5 +171,5 @@ def atomic_write_many(items: Sequence[Tuple[PathLike, bytes]]) -> None:
         for temp, _ in staged:
             _discard(temp)
         raise
-    for folder in {Path(p).parent for p, _ in items}:
+    for folder in folders:
         _sync_dir(folder)

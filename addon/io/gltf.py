@@ -24,6 +24,14 @@ and accessor data are read and bounds-checked here):
   normalized (they only make sense with a texture transform), raise
   ``UnsupportedFormatError`` naming the mesh and primitive.
 
+Reading is safe for untrusted files: buffer and image URIs must name files
+inside the model's folder (the folder of the file a symbolic link leads
+to): ``..``, absolute paths, drive letters and links that lead out of the
+folder are refused.  Buffer files must be regular files (no FIFOs or
+devices) of at most their ``byteLength`` plus 3 bytes of padding; images are
+not read.  JSON may nest at most 100 levels.  Every failure is a
+``MeshIOError`` naming the model.
+
 Writing keeps the document and the buffer layout: the new UVs are stored in
 the same accessors, with the same component type.  Normalized integer UVs
 are re-quantized with rounding and clamping, so they keep only the precision
@@ -50,6 +58,8 @@ import base64
 import binascii
 import copy
 import json
+import os
+import re
 import struct
 import urllib.parse
 import warnings
@@ -59,8 +69,8 @@ from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
 import numpy as np
 
-from .atomic import atomic_write_many
-from .mesh import Mesh, MeshIOError, UnsupportedFormatError, checked_uvs, read_bytes
+from .atomic import atomic_write_many, write_target
+from .mesh import MAX_FILE_BYTES, Mesh, MeshIOError, UnsupportedFormatError, checked_uvs, inside_folder, read_bytes
 
 __all__ = ["read", "write"]
 
@@ -90,6 +100,12 @@ _INDEX_TYPES = (5121, 5123, 5125)
 _MODES = {0: "POINTS", 1: "LINES", 2: "LINE_LOOP", 3: "LINE_STRIP",
           4: "TRIANGLES", 5: "TRIANGLE_STRIP", 6: "TRIANGLE_FAN"}
 _DRACO = "KHR_draco_mesh_compression"
+# Deepest JSON nesting read: glTF itself needs about 8 levels; the limit keeps
+# hostile documents away from Python's recursion limit (parsing, copying).
+_MAX_JSON_DEPTH = 100
+# A buffer file may end with up to 3 bytes of padding to a multiple of 4 after byteLength.
+_BUFFER_PADDING = 3
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
 _MESHOPT = ("EXT_meshopt_compression", "KHR_meshopt_compression")
 
 
@@ -151,9 +167,16 @@ def read(path: Path, uv_set: int = 0) -> Mesh:
     version = str(getattr(gltf.asset, "version", "") or "")
     if not version.startswith("2."):
         raise UnsupportedFormatError(f"glTF version {version or '(missing)'} is not supported (only 2.x)")
+    _check_image_uris(gltf, path)
     buffers, kinds = _load_buffers(gltf, path, container, bin_chunk)
     reader = _MeshReader(gltf, buffers, uv_set)
-    mesh = reader.mesh(path, container)
+    try:
+        mesh = reader.mesh(path, container)
+    except MeshIOError:
+        raise
+    except (TypeError, ValueError, KeyError, IndexError, AttributeError, OverflowError) as e:
+        # values of the wrong JSON type that the checks above let through
+        raise MeshIOError(f"invalid glTF document: {type(e).__name__}: {e}") from None
     mesh._source = _GltfSource(container, raw, doc, buffers, kinds, extra_chunks, list(reader.uv_accessors.values()))
     return mesh
 
@@ -197,13 +220,25 @@ def _parse_json(data: bytes) -> Tuple[Dict[str, Any], str]:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
         raise MeshIOError(f"bad JSON: not UTF-8 text (byte {e.start})") from None
+    depth = _json_depth(text)
+    if depth > _MAX_JSON_DEPTH:
+        raise MeshIOError(f"bad JSON: nested {depth} levels deep, more than the {_MAX_JSON_DEPTH} uvnest reads")
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as e:
         raise MeshIOError(f"bad JSON: {e.msg} (line {e.lineno} column {e.colno})") from None
+    except RecursionError:
+        raise MeshIOError("bad JSON: nested too deeply") from None
     if not isinstance(doc, dict):
         raise MeshIOError("bad JSON: the document is not an object")
     return doc, text
+
+
+def _json_depth(text: str) -> int:
+    """Deepest nesting of arrays and objects in a JSON text (strings do not count)."""
+    brackets = np.frombuffer(_JSON_STRING.sub("", text).encode("utf-8"), dtype=np.uint8)
+    step = np.isin(brackets, (ord("["), ord("{"))).astype(np.int64) - np.isin(brackets, (ord("]"), ord("}")))
+    return int(np.cumsum(step).max(initial=0))
 
 
 def _int(value: Any, what: str, minimum: int = 0) -> int:
@@ -228,6 +263,8 @@ def _load_buffers(gltf: Any, path: Path, container: str, bin_chunk: Optional[byt
     kinds: List[str] = []
     for i, buf in enumerate(gltf.buffers or []):
         length = _int(buf.byteLength, f"buffer {i} byteLength", 1)
+        if length > MAX_FILE_BYTES:
+            raise MeshIOError(f"buffer {i} byteLength {length} is more than the {MAX_FILE_BYTES} bytes uvnest reads")
         uri = buf.uri
         ext = buf.extensions or {}
         if uri is None:
@@ -244,7 +281,7 @@ def _load_buffers(gltf: Any, path: Path, container: str, bin_chunk: Optional[byt
         elif uri.startswith("data:"):
             content, kind = _decode_data_uri(uri, i), "data"
         else:
-            content, kind = _read_buffer_file(path, uri, i), "file"
+            content, kind = _read_buffer_file(path, uri, i, length), "file"
         if len(content) < length:
             raise MeshIOError(f"buffer {i} is truncated: {len(content)} bytes, byteLength says {length}")
         data.append(content)
@@ -262,14 +299,40 @@ def _decode_data_uri(uri: str, i: int) -> bytes:
         raise MeshIOError(f"buffer {i}: bad base64 data URI ({e})") from None
 
 
-def _read_buffer_file(path: Path, uri: str, i: int) -> bytes:
+def _read_buffer_file(path: Path, uri: str, i: int, length: int) -> bytes:
+    """A buffer's file: inside the model's folder (``inside_folder``), a
+    regular file, and at most ``length`` bytes plus padding."""
     if urllib.parse.urlparse(uri).scheme:
         raise UnsupportedFormatError(f"buffer {i} uri {uri!r} is not a relative file path")
-    file = path.parent / urllib.parse.unquote(uri)
     try:
-        return file.read_bytes()
-    except OSError as e:
-        raise MeshIOError(f"buffer {i} ({uri!r}): cannot read: {e.strerror or e}") from None
+        file = inside_folder(_folder(path), urllib.parse.unquote(uri))
+        return read_bytes(file, length + _BUFFER_PADDING, f"its byteLength {length} (+ up to 3 bytes of padding)")
+    except MeshIOError as e:
+        raise MeshIOError(f"buffer {i} ({uri!r}): {e}") from None
+
+
+def _folder(path: Path) -> Path:
+    """The folder a model's relative URIs start from: that of the file
+    itself, at the end of any symbolic links (as writing puts buffers
+    next to the file a link leads to)."""
+    return Path(os.path.realpath(path)).parent
+
+
+def _check_image_uris(gltf: Any, path: Path) -> None:
+    """Image URIs must name files inside the model's folder, as buffers do
+    (images are not read, but a written .gltf keeps pointing at them)."""
+    for i, image in enumerate(gltf.images or []):
+        uri = image.uri
+        if uri is None or (isinstance(uri, str) and uri.startswith("data:")):
+            continue
+        if not isinstance(uri, str) or urllib.parse.urlparse(uri).scheme:
+            raise UnsupportedFormatError(f"image {i} uri {uri!r} is not a relative file path")
+        try:
+            file = inside_folder(_folder(path), urllib.parse.unquote(uri))
+        except MeshIOError as e:
+            raise MeshIOError(f"image {i} ({uri!r}): {e}") from None
+        if file.exists() and not file.is_file():
+            raise MeshIOError(f"image {i} ({uri!r}) is not a regular file")
 
 
 class _MeshReader:
@@ -520,6 +583,7 @@ def write(mesh: Mesh, path: Path, uvs: Optional[np.ndarray] = None) -> None:
     ``mesh.uvs``); see the module docstring for what changes."""
     src: _GltfSource = mesh._source
     new = checked_uvs(mesh, uvs)
+    path = write_target(path)  # a link's target, so that its buffers land next to it
     doc = copy.deepcopy(src.doc)
     buffers: List[Any] = list(src.buffers)
     modified: Set[int] = set()  # buffers whose bytes changed

@@ -1,24 +1,23 @@
 """The in-memory mesh that ``uvnest.io`` reads and writes, and its errors."""
 from __future__ import annotations
 
+import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, List, Optional
 
 import numpy as np
 
-__all__ = ["Mesh", "MeshIOError", "UnsupportedFormatError"]
+from ..errors import MeshIOError, UnsupportedFormatError
+from .atomic import file_kind
 
+__all__ = ["Mesh", "MeshIOError", "UnsupportedFormatError", "MAX_FILE_BYTES"]
 
-class MeshIOError(Exception):
-    """A mesh file could not be read: the one-line message names the file and the reason."""
-
-
-class UnsupportedFormatError(MeshIOError):
-    """The file uses a format or feature uvnest cannot read or write back.
-
-    The message names the file and, for glTF, the mesh and primitive.
-    """
+#: The largest file (mesh or glTF buffer) uvnest reads, in bytes: a larger
+#: one is refused instead of filling the memory (parsing needs several times
+#: a file's size).
+MAX_FILE_BYTES = 2**31
 
 
 @dataclass(eq=False, repr=False)
@@ -101,9 +100,51 @@ def checked_uvs(mesh: Mesh, uvs: Any) -> np.ndarray:
     return arr
 
 
-def read_bytes(path: Path) -> bytes:
-    """The content of ``path``; ``MeshIOError`` with the OS reason if it cannot be read."""
+def read_bytes(path: Path, limit: int = MAX_FILE_BYTES, limit_name: str = "") -> bytes:
+    """The content of the regular file ``path``, at most ``limit`` bytes.
+
+    ``MeshIOError`` with the reason for anything else: a file that cannot be
+    opened, a FIFO, device, socket or folder (checked before opening and
+    again on the open file, which is opened without blocking so that a FIFO
+    cannot stall the read), or a file larger than ``limit`` (``limit_name``
+    says where the limit comes from).
+    """
     try:
-        return path.read_bytes()
+        mode = os.stat(path).st_mode
+        if not stat.S_ISREG(mode):
+            raise MeshIOError(f"cannot read: {file_kind(mode)}, not a regular file")
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
     except OSError as e:
         raise MeshIOError(f"cannot read: {e.strerror or e}") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise MeshIOError(f"cannot read: {file_kind(info.st_mode)}, not a regular file")
+        if info.st_size > limit:
+            raise MeshIOError(f"is {info.st_size} bytes, more than {limit_name or f'the {limit} allowed'}")
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            return f.read(info.st_size)  # a file growing meanwhile is read as it was
+    except OSError as e:
+        raise MeshIOError(f"cannot read: {e.strerror or e}") from None
+    finally:
+        os.close(fd)
+
+
+def inside_folder(folder: Path, relative: str) -> Path:
+    """``folder / relative`` when it stays inside ``folder``, else ``MeshIOError``.
+
+    ``relative`` is a path with ``/`` (or ``\\``) separators as it comes from a
+    file: absolute paths, drive letters, ``..`` components and NUL bytes are
+    refused, and so is a path whose real location (symbolic links followed)
+    leaves the real location of ``folder``.  The file need not exist.
+    """
+    parts = relative.replace("\\", "/").split("/")
+    if not relative or "\0" in relative:
+        raise MeshIOError(f"{relative!r} is not a file name")
+    if relative[0] in "/\\" or relative[1:2] == ":" or ".." in parts:
+        raise MeshIOError(f"{relative!r} is outside the model's folder (only paths inside it are read)")
+    root = os.path.realpath(folder)
+    real = os.path.realpath(os.path.join(root, *[p for p in parts if p not in ("", ".")]))
+    if real == root or os.path.commonpath([root, real]) != root:
+        raise MeshIOError(f"{relative!r} leads outside the model's folder (to {real}); only files inside it are read")
+    return Path(real)
