@@ -1146,7 +1146,8 @@ static un_status start_layout(un_packer *pk, volatile int *cancel)
  *   main search when its islands are mostly turned (less than
  *   STRAIGHT_SHARE of their area with an edge on an axis as given), else of
  *   the as-given contact search (at most ALIGNED_MAX islands), within the
- *   contact search's limits.  A contact search whose islands
+ *   contact search's limits and at most ALIGNED_VERTS vertices.  A contact
+ *   search whose islands
  *   choose among their base angle and their candidates (orient.c), the
  *   orientations that turn an edge straight (PIN_SHARE of its moves pin an
  *   island to one of them instead, anneal.c).  Islands come out of an unwrap
@@ -1177,6 +1178,19 @@ static un_status start_layout(un_packer *pk, volatile int *cancel)
  * share to cost them up to 0.15 of the optimum at 3 s (TC026 0.95 -> 0.80),
  * while on those of 3 to 10 pieces nothing was lost. */
 #define ALIGNED_MAX 12
+/* ... and at most this many vertices in the annealed islands: each
+ * placement tries up to 25 orientations, so its contact scores cost up to
+ * that many times the contact search's (CONTACT_VERTS); the terashima
+ * puzzles have at most 100 */
+#define ALIGNED_VERTS 600
+/* The aligned search's start is given up (cancelled) once its contact
+ * scores have compared this many edge pairs: a cancelled start begins its
+ * fill again, and a fill that never ends within a caller's time slice
+ * (50 ms in Packer.improvements) would hold the search there for good.
+ * synthetic-10 compared 180 million in 3 s without finishing one fill
+ * (0.20 at 5 s against 0.34 without the aligned search); the turned
+ * terashima puzzles 0.1 to 2.3 million before their first layout. */
+#define ALIGNED_START_PAIRS 10000000
 /* Islands holding less than this share of the area straight as given (an
  * edge on an axis within STRAIGHT_TOLERANCE radians) are taken as turned:
  * the aligned search replaces the as-given ones, which would find nothing
@@ -1224,10 +1238,11 @@ static int64_t annealed_vertices(const un_engine *E)
     return n;
 }
 
-/* Few enough islands, and vertices, for the contact search? */
-static int contact_affordable(const un_engine *E)
+/* Few enough islands, and vertices, for the contact search?  For the
+ * aligned search (`aligned`)? */
+static int contact_affordable(const un_engine *E, int aligned)
 {
-    return E->n <= CONTACT_MAX && annealed_vertices(E) <= CONTACT_VERTS;
+    return E->n <= CONTACT_MAX && annealed_vertices(E) <= (aligned ? ALIGNED_VERTS : CONTACT_VERTS);
 }
 
 /* Share of the islands' area in islands that lie straight as given: an
@@ -1254,10 +1269,10 @@ static int side_kind(const un_packer *pk)
     /* rotation any: islands mostly straight as given get the as-given
      * search, its contact search and below that (few islands) the aligned
      * search; islands mostly turned get the aligned search */
-    if (E->contact) return pk->aligned_next && E->n <= ALIGNED_MAX && contact_affordable(E) ? SIDE_ALIGNED : SIDE_NONE;
-    if (pk->opt.align && straight_share(E) < STRAIGHT_SHARE && contact_affordable(E)) return SIDE_ALIGNED;
+    if (E->contact) return pk->aligned_next && E->n <= ALIGNED_MAX && contact_affordable(E, 1) ? SIDE_ALIGNED : SIDE_NONE;
+    if (pk->opt.align && straight_share(E) < STRAIGHT_SHARE && contact_affordable(E, 1)) return SIDE_ALIGNED;
     if (pk->opt.align) return SIDE_AS_GIVEN;
-    return (E->at_vertices || is_quarter_turns(&pk->opt)) && contact_affordable(E) ? SIDE_CONTACT : SIDE_NONE;
+    return (E->at_vertices || is_quarter_turns(&pk->opt)) && contact_affordable(E, 0) ? SIDE_CONTACT : SIDE_NONE;
 }
 
 /* A packer of its own over the same islands (and locked islands) with
@@ -1311,10 +1326,17 @@ static un_status start_side(un_packer *pk, volatile int *cancel, int *improved)
         sub->aligned_next = kind == SIDE_AS_GIVEN || (kind == SIDE_CONTACT && pk->aligned_next);
         pk->side_pending = sub;
     }
-    /* cancelled: its start goes on on the next move */
-    if ((s = un_packer_start(sub, cancel)) == UN_ECANCELLED) return s;
+    /* cancelled: its start goes on on the next move, unless it is the
+     * aligned search and has cost too much already: then there is none */
+    s = un_packer_start(sub, cancel);
+    if (s == UN_ECANCELLED && !(sub->E.contact && sub->opt.align && sub->E.contact_pairs > ALIGNED_START_PAIRS))
+        return s;
     pk->side_pending = NULL;
     pk->side_started = 1;
+    if (s == UN_ECANCELLED) {
+        un_packer_free(sub);
+        return UN_OK;
+    }
     if (s != UN_OK) {
         un_packer_free(sub);
         /* islands that fit only turned: no as-given search */
