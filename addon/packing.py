@@ -3,10 +3,16 @@
 Islands are placed by the C engine: a bottom-left fill first, then a
 simulated-annealing search over each island's (rotation, region, position on
 the region's boundary) and a search on scale.  Every layout handed out has
-passed the engine's exact final check: islands at least ``margin`` apart and
-inside the target, within a tolerance of 2**-26 of the target's size (on top
-of which the engine keeps a clearance of about 1e-7); with ``scale='fixed'``
-islands may overhang their tile by up to ``FIXED_OVERHANG`` (2**-20).
+passed an exact final check on its output faces: islands at least ``margin``
+apart and inside the target less the padding, every face, vertex and edge
+(zero-area faces and slivers as the segments or points they are), within
+``FINAL_TOLERANCE``, 2**-26 of the target's size (on top of which the engine
+keeps a clearance of about 1e-7); with ``scale='fixed'`` islands may
+overhang their tile by up to ``FIXED_OVERHANG`` (2**-20).  The engine checks
+the placed shapes (each island's outline, which holds every UV of the island:
+see ``uvnest.islands``), then every output UV is checked to lie in its
+island's placed shape and in the target; a layout that fails raises
+RuntimeError (an engine bug), it is never returned.
 
 With ``scale='fixed'`` the islands keep their size (or take a texel density)
 and go into as few UDIM tiles as possible; ``pixel_perfect`` and
@@ -55,6 +61,11 @@ SCALES = ("fit", "fixed")
 #: so without it an island exactly one tile in size could never be placed.
 #: 2**-20 is a thousandth of a texel of a 1K texture.
 FIXED_OVERHANG = 2.0 ** -20
+#: The final check's tolerance, relative to the target's size: a returned
+#: layout keeps the margin and the target (less the padding) on every face,
+#: vertex and edge within this (the engine's exact check allows two grid
+#: steps of its grid, 2**-26 of the layout's extent).
+FINAL_TOLERANCE = 2.0 ** -26
 
 
 @dataclass(frozen=True)
@@ -678,6 +689,8 @@ class Packer:
         self._deadline_lock = threading.Lock()
         self._best: Optional[PackResult] = None
         self._exact = False
+        #: the shapes and UV indices _check_output reads, flat (built once)
+        self._flat: Optional[tuple] = None
         self._pow2 = self._pow2_layout(moving)
         #: True when the first layout is final (power-of-two squares, boxes):
         #: searching further cannot improve it
@@ -965,10 +978,64 @@ class Packer:
         if self._unstack is not None:   # per island: its unit's transform after its alignment
             unit_of, alignment = self._unstack
             transforms = [_compose(transforms[u], m) for u, m in zip(unit_of, alignment)]
-            return self._packed(apply_transforms(self._input, self.islands, transforms, o.texture), transforms,
-                                island_tiles[unit_of], scale, bins, kind)
+            uvs = apply_transforms(self._input, self.islands, transforms, o.texture)
+            self._check_output(uvs, angle, flip, scale, trans, bins)
+            return self._packed(uvs, transforms, island_tiles[unit_of], scale, bins, kind)
         uvs = apply_transforms(self._input, self._units, transforms, o.texture)
+        self._check_output(uvs, angle, flip, scale, trans, bins)
         return self._packed(uvs, transforms, island_tiles, scale, bins, kind)
+
+    def _check_output(self, uvs: np.ndarray, angle, flip, scale, trans, bins) -> None:
+        """The final check on what is returned, on top of the engine's exact
+        check of the placed shapes (margin and target): every output UV of
+        every moved island lies in its placed shape (which holds its faces,
+        needles and collapsed islands too) and in the target less the
+        padding, within ``FINAL_TOLERANCE`` of the target's size.  Raises
+        RuntimeError (an engine bug) rather than hand the layout out."""
+        o = self._opt
+        flat = self._flat_shapes()
+        ring_xy, ring_start, poly_ring, point_island, uv_index, uv_start = flat
+        n = len(self._moving)
+        k = scale / self._prescale
+        c, s, f = np.cos(angle), np.sin(angle), np.where(np.asarray(flip, bool), -1.0, 1.0)
+        x, y = ring_xy[:, 0] * f[point_island], ring_xy[:, 1]
+        placed = np.column_stack([k[point_island] * (c[point_island] * x - s[point_island] * y) + trans[point_island, 0],
+                                  k[point_island] * (s[point_island] * x + c[point_island] * y) + trans[point_island, 1]])
+        pts = uvs[uv_index] * np.array(o.aspect)
+        x0, y0, x1, y1 = self._engine_target()
+        tol = FINAL_TOLERANCE * max(x1 - x0, y1 - y0)
+        bad = _core.validate_holds(placed, ring_start, poly_ring, n, pts, uv_start, tol)
+        if bad < 0 and pts.size:
+            # every UV in the target (less the padding), in its own tile
+            origin = np.zeros((n, 2))
+            if o.fixed:
+                tiles = np.array(o.tiles, dtype=np.int64)[np.asarray(bins, dtype=np.int64)]
+                origin = np.array([_tiles.udim_origin(t) for t in tiles], dtype=np.float64).reshape(-1, 2) * o.aspect
+            nonempty = np.flatnonzero(np.diff(uv_start) > 0)
+            lo = np.minimum.reduceat(pts, uv_start[nonempty], axis=0) - origin[nonempty]
+            hi = np.maximum.reduceat(pts, uv_start[nonempty], axis=0) - origin[nonempty]
+            out = ((lo < np.array([x0, y0]) + o.padding - tol) | (hi > np.array([x1, y1]) - o.padding + tol)).any(axis=1)
+            if out.any():
+                bad = int(nonempty[np.flatnonzero(out)[0]])
+        if bad >= 0:
+            raise RuntimeError(f"internal error: the layout failed the final check of its output (island "
+                               f"{int(self._moving[bad])}); please report this input")
+
+    def _flat_shapes(self):
+        """The moving islands' shapes and output UV indices as flat arrays
+        for ``_check_output`` (built once): ring points, ring and polygon
+        offsets, per point its moving island; UV indices and their offsets."""
+        if self._flat is None:
+            rings = [r for shape in self._shapes for r in shape]
+            ring_start = np.concatenate(([0], np.cumsum([len(r) for r in rings]))).astype(np.int32)
+            poly_ring = np.concatenate(([0], np.cumsum([len(shape) for shape in self._shapes]))).astype(np.int32)
+            per_poly = np.diff(ring_start[poly_ring])
+            point_island = np.repeat(np.arange(len(self._shapes)), per_poly)
+            uv_lists = [np.asarray(self._units[i].uv_indices, dtype=np.int64) for i in self._moving]
+            uv_start = np.concatenate(([0], np.cumsum([u.size for u in uv_lists]))).astype(np.int32)
+            self._flat = (np.concatenate(rings), ring_start, poly_ring, point_island, np.concatenate(uv_lists),
+                          uv_start)
+        return self._flat
 
     def _packed(self, uvs, transforms, island_tiles, scale, bins, kind: str) -> PackResult:
         o = self._opt

@@ -712,6 +712,65 @@ done:
     return res;
 }
 
+/* A 1-D int32 array of n + 1 offsets from 0 to `end`, never decreasing. */
+static PyArrayObject *as_offsets(PyObject *o, const char *name, npy_intp n, npy_intp end)
+{
+    PyArrayObject *a = (PyArrayObject *)PyArray_FROMANY(o, NPY_INT32, 1, 1, NPY_ARRAY_CARRAY_RO | NPY_ARRAY_FORCECAST);
+    const int32_t *v;
+    npy_intp i;
+    if (!a) return NULL;
+    v = (const int32_t *)PyArray_DATA(a);
+    if (PyArray_DIM(a, 0) != n + 1 || v[0] != 0 || v[n] != end) {
+        PyErr_Format(PyExc_ValueError, "%s must hold %zd offsets from 0 to %zd", name, (Py_ssize_t)(n + 1),
+                     (Py_ssize_t)end);
+        Py_DECREF(a);
+        return NULL;
+    }
+    for (i = 0; i < n; i++)
+        if (v[i + 1] < v[i]) {
+            PyErr_Format(PyExc_ValueError, "%s must not decrease", name);
+            Py_DECREF(a);
+            return NULL;
+        }
+    return a;
+}
+
+static PyObject *py_validate_holds(PyObject *self, PyObject *args)
+{
+    PyObject *xyo, *rso, *pro, *pto, *pso, *res = NULL;
+    PyArrayObject *xy = NULL, *rs = NULL, *pr = NULL, *pts = NULL, *ps = NULL;
+    Py_ssize_t n;
+    npy_intp nr;
+    double tol;
+    int32_t bad = -1;
+    un_status s;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOOnOOd", &xyo, &rso, &pro, &n, &pto, &pso, &tol)) return NULL;
+    if (n < 0 || n > INT32_MAX - 1) return PyErr_Format(PyExc_ValueError, "validate_holds: polygon count out of range");
+    if (!(xy = as_points(xyo, "ring points", 1, 1, MAX_MESH_POINTS)) ||
+        !(pts = as_points(pto, "points", 1, 0, MAX_MESH_POINTS)))
+        goto done;
+    /* ring_start's length gives the ring count, which poly_ring must end at */
+    rs = (PyArrayObject *)PyArray_FROMANY(rso, NPY_INT32, 1, 1, NPY_ARRAY_CARRAY_RO | NPY_ARRAY_FORCECAST);
+    if (!rs) goto done;
+    nr = PyArray_DIM(rs, 0) - 1;
+    Py_CLEAR(rs);
+    if (nr < 0) { PyErr_SetString(PyExc_ValueError, "ring_start must hold at least one offset"); goto done; }
+    if (!(rs = as_offsets(rso, "ring_start", nr, PyArray_DIM(xy, 0)))) goto done;
+    if (!(pr = as_offsets(pro, "poly_ring", n, nr))) goto done;
+    if (!(ps = as_offsets(pso, "point_start", n, PyArray_DIM(pts, 0)))) goto done;
+    Py_BEGIN_ALLOW_THREADS
+    s = un_validate_holds((const double *)PyArray_DATA(xy), (const int32_t *)PyArray_DATA(rs),
+                          (const int32_t *)PyArray_DATA(pr), (int32_t)n, (const double *)PyArray_DATA(pts),
+                          (const int32_t *)PyArray_DATA(ps), tol, &bad);
+    Py_END_ALLOW_THREADS
+    if (s != UN_OK) raise_status(s, "validate_holds");
+    else res = PyLong_FromLong((long)bad);
+done:
+    Py_XDECREF(xy); Py_XDECREF(rs); Py_XDECREF(pr); Py_XDECREF(pts); Py_XDECREF(ps);
+    return res;
+}
+
 /* --------------------------------------------------------------- Packer */
 
 typedef struct {
@@ -963,6 +1022,9 @@ static PyMethodDef methods[] = {
     MODULE_FUNCTION(components, "components(n, a, b) -> (labels, count)"),
     MODULE_FUNCTION(pack_pow2, "pack_pow2(sizes, layer) -> ((n, 3) x y layer, layers)"),
     MODULE_FUNCTION(validate, "validate(polys, nfixed, margin, box) -> (bad_a, bad_b)"),
+    MODULE_FUNCTION(validate_holds, "validate_holds(ring_xy, ring_start, poly_ring, npolys, points, point_start, "
+                                    "tol) -> bad (-1: each polygon k, rings poly_ring[k]:poly_ring[k+1], holds "
+                                    "points[point_start[k]:point_start[k+1]] within tol)"),
     {NULL, NULL, 0, NULL}
 };
 

@@ -263,6 +263,31 @@ int32_t un_disk_polygon(int64_t radius, int32_t sides, un_pt *out);
 /* The last traced free loops of w, reversed into obstacle rings. */
 un_status un_loops_to_obstacles(const un_arr *w, un_rings *out);
 
+/* ---------------------------------------------------------- regularize.c */
+
+/* The region rings `in` bound (oriented by nesting), traced from the exact
+ * arrangement of their edges: valid rings whatever the rounding to the grid
+ * made of the caller's polygon (a hole overlapping its outer ring's edge). */
+un_status un_rings_regularize(un_arr *w, const un_rings *in, un_rings *out);
+/* Append the loops of a covered-set arrangement (UN_SEL_COVERED) to out:
+ * the covered side on their left, outer rings counter-clockwise. */
+un_status un_covered_loops(const un_arr *w, un_rings *out);
+/* Segment a-b grown by one grid unit each way (a hexagon; a square when
+ * a == b), appended counter-clockwise with weight 1 (tmp: scratch). */
+un_status un_segs_add_strip(un_seg **segs, int32_t *nseg, int32_t *cap, un_rings *tmp, un_pt a, un_pt b,
+                            int32_t tag);
+/* Strips around the edges of ring p[0..m) that reach a vertex outside ring
+ * 0 of `kept` (its cleaned self), every edge when kept is empty. */
+un_status un_segs_add_lost_parts(un_seg **segs, int32_t *nseg, int32_t *cap, un_rings *tmp, const un_pt *p,
+                                 int32_t m, const un_rings *kept, int32_t tag);
+/* Rings that the grid made degenerate (flat rings, spikes that cleaning
+ * would drop, as needles and segments become on a coarse grid) made solid:
+ * their region united with strips one unit wide around the lost parts, so
+ * the result holds every point of the input and every later step (sums,
+ * arrangements) sees rings with an inside.  *changed = 0 when nothing was
+ * lost (out is a copy of in). */
+un_status un_rings_solidify(un_arr *w, const un_rings *in, un_rings *out, int *changed);
+
 /* ------------------------------------------------------------- outline.c */
 
 /* --------------------------------------------------------- triangulate.c */
@@ -548,6 +573,13 @@ un_status un_pair_check(un_rings *a, un_rings *b, double margin_units, double re
  * margin, all within two grid steps of the check (2^-26 of the layout's
  * extent).  *bad_a = -1 when valid; else the offending island (and *bad_b
  * the other one of a pair, or -1 for an island outside the box). */
+/* Does every point lie in its polygon, or within tol of it?  Polygon k is
+ * rings poly_ring[k] .. poly_ring[k+1] of ring_xy / ring_start (as in
+ * un_frings) and must hold the points pts[2 pt_start[k] .. 2 pt_start[k+1])
+ * (x, y pairs); *bad = -1, or the first polygon that does not (a NaN point
+ * does not). */
+un_status un_validate_holds(const double *ring_xy, const int32_t *ring_start, const int32_t *poly_ring, int32_t n,
+                            const double *pts, const int32_t *pt_start, double tol, int32_t *bad);
 un_status un_validate_layout(const un_frings *polys, int32_t n, int32_t nfixed, double margin,
                              const double box[4], int32_t *bad_a, int32_t *bad_b);
 

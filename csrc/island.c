@@ -83,6 +83,34 @@ double un_shrink_factor(int32_t level)
     return (double)(UN_SHRINK_LEVELS - level) / UN_SHRINK_LEVELS;
 }
 
+/* The sum of rings r with the disk when the exact sum cannot trace r (a
+ * hole touching its outer ring along edges and at several corners, as
+ * merged islands with needles give once rounded): the convex hull of r's
+ * points, each grown by a unit square so that it has an inside, plus the
+ * disk.  It holds the exact sum (the island only loses its pockets), and
+ * two convex rings are summed without an arrangement. */
+static un_status hull_sum(un_arr *w, const un_rings *r, const un_rings *disk, un_rings *out)
+{
+    un_rings grown, hull;
+    int32_t c, i, n = un_rings_npts(r);
+    un_status s = UN_OK;
+    un_rings_init(&grown);
+    un_rings_init(&hull);
+    for (c = 0; c < 4 && s == UN_OK; c++) {
+        int32_t base = un_rings_npts(&grown);
+        if ((s = un_rings_add(&grown, r->pts, n)) != UN_OK) break;
+        for (i = 0; i < n; i++) {
+            grown.pts[base + i].x += (c & 1) ? 1 : -1;
+            grown.pts[base + i].y += (c & 2) ? 1 : -1;
+        }
+    }
+    if (s == UN_OK) s = un_hull_rings(&grown, NULL, &hull);
+    if (s == UN_OK) s = un_msum_rings(w, &hull, disk, 0, out);
+    un_rings_free(&grown);
+    un_rings_free(&hull);
+    return s;
+}
+
 un_status un_island_inflate(un_arr *w, un_island *is, int32_t level, int32_t epoch, double q,
                             int64_t radius)
 {
@@ -111,7 +139,19 @@ un_status un_island_inflate(un_arr *w, un_island *is, int32_t level, int32_t epo
      * an inside (an empty shape would have an empty no-fit polygon) */
     nd = un_disk_polygon(radius > 1 ? radius : 1, UN_ENGINE_DISK_SIDES, disk);
     if (s == UN_OK) s = un_rings_add(&dk, disk, nd);
+    /* needles, segments and points flattened by the grid: solid strips
+     * around them (the sum drops flat parts, and would grow the island
+     * from what is left) */
+    if (s == UN_OK) {
+        int changed = 0;
+        un_rings solid;
+        un_rings_init(&solid);
+        s = un_rings_solidify(w, &grid, &solid, &changed);
+        if (s == UN_OK && changed) s = un_rings_copy(&grid, &solid);
+        un_rings_free(&solid);
+    }
     if (s == UN_OK) s = un_msum_rings(w, &grid, &dk, 0, &is->infl[level]);
+    if (s == UN_EINTERNAL) s = hull_sum(w, &grid, &dk, &is->infl[level]);
     if (s == UN_OK && is->infl[level].nrings == 0) {
         /* everything rounded to one point: the disk around it */
         un_pt at = grid.nrings ? grid.pts[0] : (un_pt){0, 0};

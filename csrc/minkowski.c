@@ -439,6 +439,9 @@ un_status un_geom_nfp(const un_frings *a, const un_frings *b, un_frings *out, un
     if ((s = un_grid_in(&g, a, &ia)) != UN_OK) goto done;
     if ((s = un_grid_in(&g, b, &ib)) != UN_OK) goto done;
     if (!w && !(w = un_workspace_new())) { s = UN_ENOMEM; goto done; }
+    /* the caller's polygons, valid on the grid (regularize.c) */
+    if ((s = un_rings_regularize(w, &ia, &res)) != UN_OK || (s = un_rings_copy(&ia, &res)) != UN_OK) goto done;
+    if ((s = un_rings_regularize(w, &ib, &res)) != UN_OK || (s = un_rings_copy(&ib, &res)) != UN_OK) goto done;
     if ((s = un_msum_rings(w, &ia, &ib, UN_MSUM_NFP | UN_MSUM_EXACT, &res)) != UN_OK) goto done;
     s = un_grid_out(&g, &res, out, 0);
 done:

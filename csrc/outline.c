@@ -91,66 +91,18 @@ static un_status cancel_shared_edges(un_seg *segs, int32_t *nseg)
     return UN_OK;
 }
 
-/* Segment a-b grown by one grid unit on every side: the convex hull of the
- * unit square's corners around a and b (monotone chain over 8 points),
- * counter-clockwise; a square when a == b. */
-static un_status add_strip(un_seg **segs, int32_t *nseg, int32_t *cap, un_rings *tmp, un_pt a, un_pt b,
-                           int32_t tag)
-{
-    un_pt c[8], h[16];
-    int32_t i, j, k = 0, lower;
-    for (i = 0; i < 4; i++) {
-        un_pt d;
-        d.x = (i & 1) ? 1 : -1;
-        d.y = (i & 2) ? 1 : -1;
-        c[i].x = a.x + d.x; c[i].y = a.y + d.y;
-        c[i + 4].x = b.x + d.x; c[i + 4].y = b.y + d.y;
-    }
-    for (i = 1; i < 8; i++) {   /* insertion sort, lexicographic */
-        un_pt x = c[i];
-        for (j = i; j > 0 && un_pt_cmp(c[j - 1], x) > 0; j--) c[j] = c[j - 1];
-        c[j] = x;
-    }
-    for (i = 0; i < 8; i++) {
-        while (k >= 2 && un_orient(h[k - 2], h[k - 1], c[i]) <= 0) k--;
-        h[k++] = c[i];
-    }
-    for (i = 6, lower = k + 1; i >= 0; i--) {
-        while (k >= lower && un_orient(h[k - 2], h[k - 1], c[i]) <= 0) k--;
-        h[k++] = c[i];
-    }
-    un_rings_clear(tmp);
-    UN_TRY(un_rings_add(tmp, h, k - 1));   /* the last point repeats the first */
-    return un_segs_from_rings(segs, nseg, cap, tmp, 1, 0, tag, 0);
-}
+/* The arrangement rounds each crossing to the grid (half a unit each way):
+ * a face narrower than this many units can lose what sticks out of its
+ * neighbours, tip and all. */
+#define THIN_WIDTH 4.0
 
-/* Strips around the edges of ring p[0..m) that reach a vertex outside the
- * cleaned face `kept` (every edge when the face kept nothing).  Each corner
- * is located once, through a ring tree of the kept face: a face of very
- * many corners stays O(m log m). */
-static un_status add_lost_parts(un_seg **segs, int32_t *nseg, int32_t *cap, un_rings *tmp, const un_pt *p,
-                                int32_t m, const un_rings *kept, int32_t tag)
+/* Is cleaned face ring 0 (twice its area: area2) thinner than THIN_WIDTH?
+ * Its width is at least area2 over its bounding box's diagonal. */
+static int thin_face(const un_rings *face, double area2)
 {
-    int8_t *in = NULL;   /* per corner: inside or on the kept face */
-    un_status s = UN_OK;
-    int32_t i;
-    if (kept->nrings > 0) {
-        un_ringtree rt;
-        in = (int8_t *)malloc((size_t)m);
-        if (!in || un_ringtree_build(&rt, kept->pts, kept->start[1]) != UN_OK) {
-            free(in);
-            return UN_ENOMEM;
-        }
-        for (i = 0; i < m; i++) in[i] = un_ringtree_locate(&rt, p[i]) != 0;
-        un_ringtree_free(&rt);
-    }
-    for (i = 0; i < m && s == UN_OK; i++) {
-        /* the face is one ring: outside it is outside its union */
-        if (in && in[i] && in[(i + 1) % m]) continue;
-        s = add_strip(segs, nseg, cap, tmp, p[i], p[(i + 1) % m], tag);
-    }
-    free(in);
-    return s;
+    un_pt lo, hi;
+    un_rings_bbox(face, &lo, &hi);
+    return fabs(area2) < THIN_WIDTH * hypot((double)(hi.x - lo.x), (double)(hi.y - lo.y));
 }
 
 /* Add triangle (a, b, c), counter-clockwise, unless it has no area (then,
@@ -162,9 +114,9 @@ static un_status add_triangle(un_seg **segs, int32_t *nseg, int32_t *cap, un_rin
     int o = un_orient(a, b, c);
     if (o == 0) {
         if (!needles) return UN_OK;
-        UN_TRY(add_strip(segs, nseg, cap, tri, a, b, tag));
-        UN_TRY(add_strip(segs, nseg, cap, tri, b, c, tag));
-        return add_strip(segs, nseg, cap, tri, c, a, tag);
+        UN_TRY(un_segs_add_strip(segs, nseg, cap, tri, a, b, tag));
+        UN_TRY(un_segs_add_strip(segs, nseg, cap, tri, b, c, tag));
+        return un_segs_add_strip(segs, nseg, cap, tri, c, a, tag);
     }
     t[0] = a; t[1] = b; t[2] = c;
     un_rings_clear(tri);
@@ -192,11 +144,13 @@ un_status un_outline_rings(un_arr *w, const un_pt *pts, int32_t n, const int32_t
 {
     un_seg *segs = NULL;
     un_pt *raw = NULL;
-    int32_t nseg = 0, cap = 0, cap_raw = 0, f, k;
-    un_rings face, tri;
+    int32_t nseg = 0, cap = 0, cap_raw = 0, f;
+    int thin;
+    un_rings face, tri, none;
     un_status s = UN_OK;
     un_rings_init(&face);
     un_rings_init(&tri);
+    un_rings_init(&none);
     un_rings_clear(out);
     if (nsolid) *nsolid = 0;
     for (f = 0; f < nfaces && s == UN_OK; f++) {
@@ -220,12 +174,16 @@ un_status un_outline_rings(un_arr *w, const un_pt *pts, int32_t n, const int32_t
         if ((s = un_rings_clean(&face, 0)) != UN_OK) break;
         area = face.nrings ? un_ring_area2(&face, 0) : 0;
         if (area == 0) face.nrings = 0;
-        /* the raw corners stay in face.pts[0..m) unless the clean kept
-         * all of them, when nothing was lost */
-        if (needles && (face.nrings == 0 || face.start[1] < m)) {
+        /* corners lost to the clean, or a face so thin that the rounding
+         * of the union's crossings can close what sticks out of the other
+         * faces: strips around its edges (the raw corners stay in
+         * face.pts[0..m) unless the clean kept all of them) */
+        thin = face.nrings > 0 && thin_face(&face, area);
+        if (needles && (face.nrings == 0 || face.start[1] < m || thin)) {
             if ((s = un_reserve((void **)&raw, &cap_raw, m, sizeof *raw)) != UN_OK) break;
             for (i = 0; i < m; i++) raw[i] = pts[face_idx[a + i]];
-            if ((s = add_lost_parts(&segs, &nseg, &cap, &tri, raw, m, &face, f)) != UN_OK) break;
+            if ((s = un_segs_add_lost_parts(&segs, &nseg, &cap, &tri, raw, m, thin ? &none : &face, f)) != UN_OK)
+                break;
         }
         if (face.nrings == 0) continue;
         if (nsolid) ++*nsolid;
@@ -234,10 +192,7 @@ un_status un_outline_rings(un_arr *w, const un_pt *pts, int32_t n, const int32_t
     if (s == UN_OK) s = cancel_shared_edges(segs, &nseg);
     if (s == UN_OK && nseg > 0) s = un_arr_run(w, segs, nseg, UN_SEL_COVERED, NULL);
     if (s == UN_OK && nseg > 0) {
-        const un_loop *L = un_arr_loops(w);
-        const un_pt *p = un_arr_ipts(w);
-        for (k = 0; k < un_arr_nloops(w) && s == UN_OK; k++)
-            s = un_rings_add(out, p + L[k].start, L[k].end - L[k].start);
+        s = un_covered_loops(w, out);
         if (s == UN_OK) s = un_rings_clean(out, 0);
     }
     free(segs);

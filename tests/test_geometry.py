@@ -101,7 +101,9 @@ def test_nfp_touching_positions_are_never_strictly_inside(a, b, seed):
     """Vertex-on-vertex and vertex-on-edge-midpoint contacts: when shapely
     says the interiors do not overlap (the polygons touch), the translation
     must not be strictly inside the no-fit polygon; when they overlap it
-    must be inside (or within rounding of the boundary)."""
+    must be inside (or within rounding of the boundary), unless they
+    overlap only in a sliver thinner than the grid tolerance (which the
+    rounding of the input to the grid closes)."""
     ra, rb = O.geom_to_rings(a), O.geom_to_rings(b)
     nfp = G.nfp(ra, rb)
     tol = O.grid_tol(ra, rb)
@@ -125,9 +127,9 @@ def test_nfp_touching_positions_are_never_strictly_inside(a, b, seed):
     touching = 0
     for t, s, p, dd in zip(cands, strict, par, dist):
         bt = O.translate(b, t)
-        if O.interiors_overlap(a, bt):
+        if O.overlaps_deeper_than(a, bt, tol):
             assert p or dd <= tol, f"t={t.tolist()}: interiors overlap but t is outside the nfp"
-        else:
+        elif not O.interiors_overlap(a, bt):
             if a.distance(bt) <= tol:
                 touching += 1
             assert not s, f"t={t.tolist()}: polygons touch (no overlap) but t is strictly inside the nfp"

@@ -577,3 +577,31 @@ def test_results_are_deterministic_and_thread_safe():
     for t in threads:
         t.join()
     assert all(r == ref for r in results)
+
+
+def test_nfp_of_a_hole_that_the_grid_lays_on_its_outer_ring():
+    """Hypothesis found it (test_geometry's touching-positions test): the
+    outer edge (0.2273, 1.1364) -> (0, 0) and the hole edge (0, 0) ->
+    (0.125, 0.625) both have slope 5.  Valid in floating point (shapely
+    agrees), rounded to the core's grid the edges overlap, and nfp raised
+    'internal consistency check failed'.  The input is regularized on the
+    grid first, which closes the sliver of interior (about 1e-17 wide)
+    between the two edges: the no-fit polygon is the Minkowski oracle's of
+    the polygons with everything thinner than the grid tolerance opened
+    away."""
+    a = [np.array([[0.125, 0.125], [0.25, 0.25], [0.0, 0.25], [0.0, 0.125], [0.125, 0.0], [0.25, 0.0]])]
+    b = [np.array([[0.25, 0.0], [0.5, 0.0], [0.5, 0.25], [0.25, 0.25], [0.25, 1.125], [2.0, 0.25], [0.0, 1.5],
+                   [0.0, 1.25], [5 / 22, 25 / 22], [0.0, 0.0]]),
+         np.array([[0.125, 0.125], [0.0, 0.0], [0.125, 0.625]])]
+    pa, pb = Polygon(a[0]), Polygon(b[0], [b[1]])
+    assert pa.is_valid and pb.is_valid
+    tol = O.grid_tol(a, b)
+
+    def opened(p):
+        return p.buffer(-tol, join_style=2).buffer(tol, join_style=2)
+
+    for x, y, px, py in ((a, b, pa, pb), (b, a, pb, pa)):
+        nfp = G.nfp(x, y)
+        oracle = O.minkowski_oracle(opened(px), opened(py))
+        slack = 1e-9 * oracle.area + tol * oracle.length * 4
+        assert O.rings_to_geom(nfp).symmetric_difference(oracle).area <= slack

@@ -16,6 +16,7 @@ if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import uvnest  # noqa: E402
+from uvnest import packing  # noqa: E402
 from tests.pack_checker import assert_valid  # noqa: E402
 
 
@@ -90,11 +91,15 @@ def test_collapsed_islands_elsewhere_take_only_margin_room():
 
 
 @pytest.mark.parametrize("margin", [0.0, 1e-3])
-def test_two_thin_rectangles_at_a_fixed_scale_pack(margin):
+@pytest.mark.parametrize("thickness", [1e-8, 1e-9])
+def test_two_thin_rectangles_at_a_fixed_scale_pack(margin, thickness):
     """Issue 26: two thin rectangles, scale='fixed', rotation none, no
-    moves raised 'start: internal consistency check failed'."""
-    uvs = np.vstack([np.array([[0, 0], [0.9, 0], [0.9, 1e-4], [0, 1e-4]]),
-                     np.array([[0, 1], [1e-4, 1], [1e-4, 1.9], [0, 1.9]])])
+    moves raised 'start: internal consistency check failed': thinner than
+    the engine's grid (2**-24 of the tile), they rounded flat, and a flat
+    shape grew from one point only (the layout then failed its check)."""
+    t = thickness
+    uvs = np.vstack([np.array([[0, 0], [0.9, 0], [0.9, t], [0, t]]),
+                     np.array([[0, 1], [t, 1], [t, 1.9], [0, 1.9]])])
     faces = [[0, 1, 2, 3], [4, 5, 6, 7]]
     res = uvnest.pack(uvs, faces, scale="fixed", margin=margin, rotation="none", iterations=0, time_limit=None)
     assert_valid(res, uvs, faces, margin=margin, rotation="none", fit=False, tiles=True)
@@ -110,3 +115,22 @@ def test_thin_islands_and_segments_fit_at_the_scale_their_length_needs(margin):
     for rotation in ("none", "90"):
         res = uvnest.pack(uvs, faces, margin=margin, rotation=rotation, iterations=0, time_limit=None)
         assert_valid(res, uvs, faces, margin=margin, rotation=rotation)
+
+
+def test_the_final_check_raises_rather_than_return_a_shape_that_misses_a_needle(monkeypatch):
+    """The check on the output can fail: packed as the outline without its
+    needle strips (the old outline, geometry.outline), the sliver of the
+    issue's example escapes its shape and pack raises instead of returning
+    the layout."""
+    uvs = np.vstack([_square(0, 0), [[1.8, 1.8 + 3e-9]], _square(3, 0), [[1.8, 1.8]]])
+    faces = [[0, 1, 2, 3], [2, 9, 4], [5, 6, 7, 8]]
+    real = packing._packing_shape
+
+    def without_needles(isl, shape):
+        rings, area = real(isl, shape)
+        faces_of = [faces[f] for f in isl.faces]
+        return (uvnest.geometry.outline(uvs, faces_of) if shape == "concave" else rings), area
+
+    monkeypatch.setattr(packing, "_packing_shape", without_needles)
+    with pytest.raises(RuntimeError, match="final check"):
+        uvnest.pack(uvs, faces, margin=0.01, rotation="none", iterations=0, time_limit=None)
