@@ -179,8 +179,3 @@ def make_case(seed: int, max_islands: int = 300) -> Case:
         kinds.append(kind)
         base += len(uvs)
     return Case(seed, np.vstack(uvs_all), faces_all, _options(rng, fixed), tuple(kinds), layout)
-
-
-#: Messages of the ValueErrors that say an input truly cannot fit (the only
-#: errors the property test accepts).
-CANNOT_FIT = ("cannot fit", "larger than a tile", "leave no room", "tiles allowed", "leaves no room")

@@ -2,8 +2,9 @@
 ``uvnest.pack`` and judged by the independent shapely checker on the output
 faces (tests/pack_checker.py: every face, zero-area ones as the segments or
 points they are, at the documented tolerance of 2**-26 of the layout's
-extent).  Every input either gives a valid layout or a ValueError saying it
-cannot fit; anything else fails and names the seed.
+extent).  Every input either gives a valid layout or a
+``uvnest.errors.CannotFitError`` (a ValueError) saying it cannot fit;
+anything else fails and names the seed.
 
 The fast tier runs 200 small inputs (up to 12 islands), the slow tier 2,000
 inputs of 1 to 300 islands.  ``python -m tests.test_fuzz FIRST COUNT
@@ -23,7 +24,8 @@ if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import uvnest  # noqa: E402
-from tests.fuzz_inputs import CANNOT_FIT, Case, make_case  # noqa: E402
+from tests.fuzz_inputs import Case, make_case  # noqa: E402
+from uvnest.errors import CannotFitError  # noqa: E402
 from tests.pack_checker import check_pack  # noqa: E402
 
 #: annealing moves after the first layout (the seed picks 0 to this)
@@ -36,10 +38,8 @@ def run_case(case: Case) -> Tuple[str, Optional[str]]:
     opts = dict(case.options)
     try:
         res = uvnest.pack(case.uvs, case.faces, time_limit=None, iterations=case.seed % (MOVES + 1), **opts)
-    except ValueError as e:
-        if any(m in str(e) for m in CANNOT_FIT):
-            return "cannot fit", str(e)
-        return "error", f"ValueError: {e}"
+    except CannotFitError as e:
+        return "cannot fit", str(e)
     except Exception as e:  # noqa: BLE001 - every other error is a finding
         return "error", f"{type(e).__name__}: {e}"
     fixed = opts.get("scale") == "fixed"
