@@ -58,10 +58,12 @@ def test_needles_sticking_out_keep_the_margin_to_their_neighbours(kind):
 
 
 def test_collapsed_islands_inside_another_move_with_it():
-    """Zero-area islands (a segment, a point) lying inside another island
-    or on its border merge with it under merge_overlapping and keep their
-    place relative to it; 180 stacked quads stay stacked."""
-    uvs = [_square(0, 0)] * 3 + [np.array([[0.2, 0.3], [0.6, 0.7], [0.4, 0.5]]),    # a segment inside
+    """Issue 26's game model: 180 stacked full-tile quads and collapsed
+    islands (a segment, a point) inside them or on their border.  They were
+    packed as islands of their own (coverage 0.64 to 0.73); now they merge
+    with the quads under merge_overlapping and keep their place: one rigid
+    move, the stack fills the tile."""
+    uvs = [_square(0, 0)] * 180 + [np.array([[0.2, 0.3], [0.6, 0.7], [0.4, 0.5]]),  # a segment inside
                                  np.array([[0.5, 0.5]] * 3),                          # a point inside
                                  np.array([[1.0, 0.2], [1.0, 0.8], [1.0, 0.5]])]      # a segment on the border
     faces, base = [], 0
@@ -70,7 +72,7 @@ def test_collapsed_islands_inside_another_move_with_it():
         base += len(u)
     uvs = np.vstack(uvs)
     islands = uvnest.find_islands(uvs, faces)
-    assert len(islands) == 1 and islands[0].members == tuple(range(6))
+    assert len(islands) == 1 and islands[0].members == tuple(range(183))
     res = uvnest.pack(uvs, faces, margin=0.01, rotation="none", iterations=0, time_limit=None)
     assert_valid(res, uvs, faces, margin=0.01, rotation="none", separated=False)
     # one rigid move: every UV keeps its offset from the first corner
