@@ -80,7 +80,10 @@ def island_geometries(uvs: np.ndarray, faces, face_island: np.ndarray, n: int) -
     uvs = np.asarray(uvs, dtype=np.float64)
     polys, signed = _face_polygons(uvs[idx], sizes)
     ext = float(np.ptp(uvs[idx], axis=0).max()) if idx.size else 1.0
-    flat = np.flatnonzero(~(np.abs(signed) > ZERO_AREA_REL * max(ext, 1e-300) ** 2))
+    # flat: no area to speak of, or nothing left once repaired (make_valid
+    # of a near-flat face can give an empty or a lower-dimensional shape)
+    flat = np.flatnonzero(~(np.abs(signed) > ZERO_AREA_REL * max(ext, 1e-300) ** 2)
+                          | shapely.is_empty(polys) | ~(shapely.area(polys) > 0))
     if flat.size:
         # each flat face as the closed path through its corners
         start = np.concatenate(([0], np.cumsum(sizes)))

@@ -63,6 +63,8 @@ def run_seeds(first: int, count: int, max_islands: int, report: bool = False):
             failures.append((seed, outcome, detail, case.describe()))
             if report:
                 print(f"seed {seed}: {outcome}: {detail}\n    {case.describe()}", flush=True)
+        if report and (seed - first) % 100 == 99:
+            print(f"{seed - first + 1} inputs: {dict(counts)}, {time.perf_counter() - t0:.0f} s", flush=True)
     return counts, failures, time.perf_counter() - t0
 
 
