@@ -88,8 +88,13 @@ def island_geometries(uvs: np.ndarray, faces, face_island: np.ndarray, n: int) -
         # each flat face as the closed path through its corners
         start = np.concatenate(([0], np.cumsum(sizes)))
         rows = [np.append(idx[start[f]:start[f + 1]], idx[start[f]]) for f in flat]
-        polys[flat] = shapely.linestrings(uvs[np.concatenate(rows)],
-                                          indices=np.repeat(np.arange(flat.size), sizes[flat] + 1))
+        paths = shapely.linestrings(uvs[np.concatenate(rows)],
+                                    indices=np.repeat(np.arange(flat.size), sizes[flat] + 1))
+        # a face whose corners all coincide is the point it is (shapely
+        # unites zero-length lines into an empty line)
+        point = shapely.is_empty(paths) | ~(shapely.length(paths) > 0)
+        paths[point] = shapely.points(uvs[idx[start[flat[point]]]])
+        polys[flat] = paths
     order = np.argsort(face_island, kind="stable")
     cuts = np.searchsorted(face_island[order], np.arange(n + 1))
     out = np.empty(n, dtype=object)
