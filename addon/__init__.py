@@ -53,6 +53,7 @@ _LAZY = {
     "IslandTransform": "packing",
     "pack_pow2_squares": "packing",
     "apply_transforms": "packing",
+    "cpu_cores": "packing",
 }
 
 __all__ = ["__version__", "register", "unregister", *_LAZY]

@@ -185,6 +185,8 @@ class PackSettings:
         udim_grid: ``(columns, rows)`` of the UV editor's tile grid (None:
             no UV editor, where Blender's Closest UDIM is tile 1001).
         seed: random seed of the search.
+        threads: cores the search runs on (None: every core); the session
+            shows the best layout of all of them.
         aspect: the image's width and height over the larger one: the
             islands are packed where texels are square, as Blender corrects
             the aspect, so turning an island does not stretch its texels
@@ -214,6 +216,7 @@ class PackSettings:
     udim_tiles: Tuple[int, ...] = ()
     udim_grid: Optional[Tuple[int, int]] = None
     seed: int = 0
+    threads: Optional[int] = None
     aspect: Tuple[float, float] = (1.0, 1.0)
 
     def __post_init__(self) -> None:
@@ -773,7 +776,8 @@ class LiveSession:
                           rotation=rotation, rotation_step=s.rotation_step, flip=flip, shape=s.shape,
                           merge_overlapping=s.merge_overlapping, stack_similar=s.stack_similar,
                           max_scale_ratio=ratio, locked=locked if locked.any() else None,
-                          seed=s.seed, cancel=self._stop, time_limit=self._first_layout_seconds(),
+                          seed=s.seed, threads=s.threads, cancel=self._stop,
+                          time_limit=self._first_layout_seconds(),
                           **placement)
         except (ValueError, IndexError) as exc:
             text = str(exc)

@@ -34,6 +34,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import math
+import os
 import threading
 import time
 import weakref
@@ -51,7 +52,7 @@ from .stacking import DEFAULT_TOLERANCE as DEFAULT_STACK_TOLERANCE, Stack, stack
 from .tiles import pack_pow2_squares
 
 __all__ = ["Cancel", "Cancelled", "IslandTransform", "PackResult", "Packer", "pack", "pack_pow2_squares",
-           "apply_transforms"]
+           "apply_transforms", "cpu_cores"]
 
 ROTATIONS = ("none", "90", "any")
 SHAPES = ("concave", "convex", "box")
@@ -128,6 +129,15 @@ class Cancel:
     def _remove(self, key: int) -> None:
         with self._lock:
             self._hooks.pop(key, None)
+
+
+def cpu_cores() -> int:
+    """The cores this process may use (its CPU affinity where the system
+    has one): the default of ``threads``."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not Linux
+        return max(1, os.cpu_count() or 1)
 
 
 def _in_c(call: Callable[[], Any], stop: Callable[[], Any]) -> Any:
@@ -238,6 +248,7 @@ class _Options:
     check_margin: float                     # margin a snapped layout is checked at (blocks included)
     engine_margin: float                    # margin the engine keeps (room for snapping and blocks)
     engine_padding: float
+    threads: int                            # chains of the search (one per thread)
     #: (W, H) / max(W, H) of a texture_size: the packing space is texel
     #: space, uv * aspect, where islands keep their shape in texels;
     #: target and grid above are in that space
@@ -277,7 +288,7 @@ def _aspect(texture: Optional[Tuple[int, int]]) -> Tuple[float, float]:
 def _options(margin: float, margin_px: Optional[float], texture_size, rotation: str, rotation_step: float,
              flip: bool, shape: str, merge_overlapping: bool, target, padding: float, seed: int,
              cache_mb: float, anneal_max: Optional[int], scale: str, tiles, pixel_perfect: bool,
-             block_align: Optional[int]) -> _Options:
+             block_align: Optional[int], threads: Optional[int]) -> _Options:
     texture = _texture(texture_size)
     if margin_px is not None:
         if texture is None:
@@ -345,9 +356,10 @@ def _options(margin: float, margin_px: Optional[float], texture_size, rotation: 
     merge_overlapping = _flag(merge_overlapping, "merge_overlapping")
     seed = _whole(seed, "seed", 0, 2**64)
     anneal_max = 0 if anneal_max is None else _whole(anneal_max, "anneal_max", 1, 2**31)  # a C int
+    threads = cpu_cores() if threads is None else _whole(threads, "threads", 1, 1025)
     return _Options(margin, padding, t, angles, align, flip, shape, merge_overlapping,
                     seed, float(cache_mb) * 2**20, anneal_max, scale == "fixed", tile_list,
-                    texture, grid, max(margin, block), engine_margin, engine_padding, aspect, region)
+                    texture, grid, max(margin, block), engine_margin, engine_padding, threads, aspect, region)
 
 
 def _packing_shape(isl: Island, shape: str) -> Tuple[List[np.ndarray], float]:
@@ -501,8 +513,9 @@ class Packer:
     layout (a bottom-left fill).  ``step()`` searches for a while;
     ``improvements()`` yields each strictly better layout; ``cancel()`` stops a
     search from another thread.  The C work runs with the GIL released, so
-    several packers can run in parallel threads.  Results are deterministic:
-    the same input, options, seed and number of iterations give bit-identical
+    several packers can run in parallel threads, and the search itself runs
+    on ``threads`` cores.  Results are deterministic: the same input,
+    options, seed, number of iterations and ``threads`` give bit-identical
     layouts.
 
     Options (Blender's names where they overlap):
@@ -554,7 +567,16 @@ class Packer:
             for a region, from its boundary, holes included, where islands
             keep at least the margin too (see :mod:`uvnest.region`).
         seed: random seed (default 0).
-        cache_mb: no-fit polygon cache budget (default 256).
+        cache_mb: no-fit polygon cache budget (default 256), shared out
+            between the threads' searches.
+        threads: cores the search runs on (default None: every core this
+            process may use, :func:`cpu_cores`).  Each thread runs a search
+            of its own (its own random moves and cache) and every few
+            hundred moves the best layout found by any goes to the others;
+            an iteration is one move of every thread's search, and the
+            layout depends on ``threads`` (``threads=1`` is the serial
+            search).  The islands are held once per thread, and with many
+            islands there are fewer searches (two at 100,000 islands).
         anneal_max: how many of the largest islands are annealed; the rest
             are filled around them (default 24; with ``scale='fixed'``
             every island up to 300 islands).
@@ -612,7 +634,7 @@ class Packer:
                  pixel_perfect: bool = False, block_align: Optional[int] = None,
                  stack_similar: Union[bool, float] = False, max_scale_ratio: float = 1.0,
                  time_limit: Optional[float] = None,
-                 cancel: Optional[Cancel] = None) -> None:
+                 cancel: Optional[Cancel] = None, threads: Optional[int] = None) -> None:
         self._t0 = time.perf_counter()
         limit = _seconds(time_limit, "time_limit")
         if cancel is not None and not isinstance(cancel, Cancel):
@@ -621,7 +643,7 @@ class Packer:
         self._check_cancel()
         self._opt = o = _options(margin, margin_px, texture_size, rotation, rotation_step, flip, shape,
                                  merge_overlapping, target, padding, seed, cache_mb, anneal_max, scale, tiles,
-                                 pixel_perfect, block_align)
+                                 pixel_perfect, block_align, threads)
         #: the input UVs (a copy: the caller's array is never touched)
         self._input = np.array(check_uvs(uvs), copy=True)
         #: the islands (as :func:`find_islands` finds them with ``merge_overlapping``)
@@ -780,7 +802,7 @@ class Packer:
         o = self._opt
         core = _core.Packer(self._engine_target(), o.engine_margin, o.engine_padding, o.angles, o.align, o.flip, o.seed,
                             o.cache_bytes, o.anneal_max, 1.0 if o.fixed else 0.0,
-                            len(o.tiles) if o.fixed else 0, box)
+                            len(o.tiles) if o.fixed else 0, box, o.threads if only is None else 1)
         for k, (rings, area) in enumerate(zip(self._shapes, self._areas)):
             if k % 4096 == 4095:   # 100,000 islands take a few tenths of a second
                 self._check_cancel()

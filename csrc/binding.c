@@ -12,6 +12,7 @@
 #include <numpy/arrayobject.h>
 
 #include "internal.h"
+#include "chains.h"
 
 #include <math.h>
 
@@ -775,7 +776,7 @@ done:
 
 typedef struct {
     PyObject_HEAD
-    un_packer   *pk;
+    un_chains   *pk;         /* the chains of the search (one: the serial packer) */
     volatile int cancel;     /* set from any thread by cancel() */
     int          busy;       /* a call is running with the GIL released */
     Py_ssize_t   n;
@@ -784,7 +785,7 @@ typedef struct {
 static void packer_dealloc(PackerObject *self)
 {
     PyTypeObject *tp = Py_TYPE(self);
-    un_packer_free(self->pk);
+    un_chains_free(self->pk);
     tp->tp_free((PyObject *)self);
     Py_DECREF(tp); /* instances of heap types own a reference to their type */
 }
@@ -792,18 +793,22 @@ static void packer_dealloc(PackerObject *self)
 static int packer_init(PackerObject *self, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"target", "margin", "padding", "angles", "align", "flip", "seed",
-                             "cache_bytes", "anneal_max", "fixed_scale", "max_bins", "box", NULL};
+                             "cache_bytes", "anneal_max", "fixed_scale", "max_bins", "box", "threads", NULL};
     PyObject *to, *ao;
     PyArrayObject *ang = NULL;
     un_pack_options opt;
     unsigned long long seed = 0;
-    int align = 1, flip = 0, amax = 0, maxb = 0, box = 0;
+    int align = 1, flip = 0, amax = 0, maxb = 0, box = 0, threads = 1;
     double fixed = 0;
     un_status st;
     memset(&opt, 0, sizeof opt);
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OddOppKdi|dip", kwlist, &to, &opt.margin, &opt.padding, &ao,
-                                     &align, &flip, &seed, &opt.cache_bytes, &amax, &fixed, &maxb, &box))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OddOppKdi|dipi", kwlist, &to, &opt.margin, &opt.padding, &ao,
+                                     &align, &flip, &seed, &opt.cache_bytes, &amax, &fixed, &maxb, &box, &threads))
         return -1;
+    if (threads < 1) {
+        PyErr_Format(PyExc_ValueError, "threads must be at least 1, got %d", threads);
+        return -1;
+    }
     opt.fixed_scale = fixed;
     opt.max_bins = maxb;
     opt.box = box;
@@ -819,9 +824,9 @@ static int packer_init(PackerObject *self, PyObject *args, PyObject *kw)
     opt.flip = flip;
     opt.seed = seed;
     opt.anneal_max = amax;
-    un_packer_free(self->pk);
+    un_chains_free(self->pk);
     self->pk = NULL;
-    st = un_packer_new(&opt, &self->pk);
+    st = un_chains_new(&opt, threads, &self->pk);
     Py_DECREF(ang);
     if (st == UN_EINVAL) {
         PyErr_SetString(PyExc_ValueError, "invalid packer options (target, margin, padding, angles or cache size)");
@@ -848,7 +853,7 @@ static PyObject *packer_add_island(PackerObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "Od", &ro, &area) || !packer_ready(self)) return NULL;
     snprintf(label, sizeof label, "island %zd outline", self->n);
     if (to_frings(ro, label, &f) < 0) return NULL;
-    s = un_packer_add_island(self->pk, &f, area);
+    s = un_chains_add_island(self->pk, &f, area);
     un_frings_free(&f);
     if (s == UN_EINVAL)
         return PyErr_Format(PyExc_ValueError, "island %zd: area must be > 0 and the packer not started", self->n);
@@ -864,7 +869,7 @@ static PyObject *packer_add_locked(PackerObject *self, PyObject *args)
     un_status s;
     if (!PyArg_ParseTuple(args, "O", &ro) || !packer_ready(self)) return NULL;
     if (to_frings(ro, "locked island outline", &f) < 0) return NULL;
-    s = un_packer_add_locked(self->pk, &f);
+    s = un_chains_add_locked(self->pk, &f);
     un_frings_free(&f);
     if (s != UN_OK) return raise_status(s, "add_locked");
     Py_RETURN_NONE;
@@ -875,7 +880,7 @@ static PyObject *packer_set_group(PackerObject *self, PyObject *args)
     int k, g;
     un_status s;
     if (!PyArg_ParseTuple(args, "ii", &k, &g) || !packer_ready(self)) return NULL;
-    s = un_packer_set_group(self->pk, k, g);
+    s = un_chains_set_group(self->pk, k, g);
     if (s == UN_EINVAL) return PyErr_Format(PyExc_ValueError, "set_group: island %d or group %d out of range", k, g);
     if (s != UN_OK) return raise_status(s, "set_group");
     Py_RETURN_NONE;
@@ -888,7 +893,7 @@ static PyObject *packer_start(PackerObject *self, PyObject *noargs)
     if (!packer_ready(self)) return NULL;
     self->busy = 1;
     Py_BEGIN_ALLOW_THREADS
-    s = un_packer_start(self->pk, &self->cancel);
+    s = un_chains_start(self->pk, &self->cancel);
     Py_END_ALLOW_THREADS
     self->busy = 0;
     if (s == UN_ENOFIT) Py_RETURN_NONE;   /* an answer about the input: Python raises uvnest.errors.CannotFitError */
@@ -905,7 +910,7 @@ static PyObject *packer_run(PackerObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "L", &moves) || !packer_ready(self)) return NULL;
     self->busy = 1;
     Py_BEGIN_ALLOW_THREADS
-    s = un_packer_run(self->pk, moves, &self->cancel, &improved);
+    s = un_chains_run(self->pk, moves, &self->cancel, &improved);
     Py_END_ALLOW_THREADS
     self->busy = 0;
     if (s == UN_ECANCELLED) return Py_BuildValue("(OO)", improved ? Py_True : Py_False, Py_True);
@@ -935,7 +940,7 @@ static PyObject *packer_best(PackerObject *self, PyObject *noargs)
     (void)noargs;
     if (!self->pk) Py_RETURN_NONE;
     if (!(t = (un_transform *)malloc((size_t)(n ? n : 1) * sizeof *t))) return PyErr_NoMemory();
-    if (!un_packer_best(self->pk, t)) { free(t); Py_RETURN_NONE; }
+    if (!un_chains_best(self->pk, t)) { free(t); Py_RETURN_NONE; }
     ang = PyArray_SimpleNew(1, &n, NPY_DOUBLE);
     flip = PyArray_SimpleNew(1, &n, NPY_BOOL);
     sc = PyArray_SimpleNew(1, &n, NPY_DOUBLE);
@@ -964,15 +969,18 @@ static PyObject *packer_best(PackerObject *self, PyObject *noargs)
 static PyObject *packer_stats(PackerObject *self, PyObject *noargs)
 {
     un_pack_stats st;
+    un_parallel_stats par;
     (void)noargs;
     if (!self->pk) Py_RETURN_NONE;
-    un_packer_stats(self->pk, &st);
-    return Py_BuildValue("{s:L,s:L,s:L,s:d,s:d,s:n,s:L,s:L,s:i,s:d,s:d,s:i,s:d}", "moves", (long long)st.moves, "layouts",
-                         (long long)st.layouts, "rejected", (long long)st.rejected, "coverage", st.coverage,
-                         "scale", st.scale, "cache_bytes", (Py_ssize_t)st.cache_bytes, "cache_hits",
-                         (long long)st.cache_hits, "cache_misses", (long long)st.cache_misses, "annealed",
-                         (int)st.annealed, "trying", st.trying, "waste", st.waste, "bins", (int)st.bins,
-                         "bins_f", st.bins_f);
+    un_chains_stats(self->pk, &st, &par);
+    return Py_BuildValue("{s:L,s:L,s:L,s:d,s:d,s:n,s:L,s:L,s:i,s:d,s:d,s:i,s:d,s:i,s:L,s:L,s:d,s:d,s:d}", "moves",
+                         (long long)st.moves, "layouts", (long long)st.layouts, "rejected", (long long)st.rejected,
+                         "coverage", st.coverage, "scale", st.scale, "cache_bytes", (Py_ssize_t)st.cache_bytes,
+                         "cache_hits", (long long)st.cache_hits, "cache_misses", (long long)st.cache_misses,
+                         "annealed", (int)st.annealed, "trying", st.trying, "waste", st.waste, "bins", (int)st.bins,
+                         "bins_f", st.bins_f, "chains", (int)par.chains, "moves_all", (long long)par.moves_all,
+                         "rounds", (long long)par.rounds, "chain_seconds", par.chain_seconds, "wall_seconds",
+                         par.wall_seconds, "serial_seconds", par.serial_seconds);
 }
 
 static PyMethodDef packer_methods[] = {

@@ -23,6 +23,7 @@
 #include "uvnest.h"
 #include "engine.h"
 #include "anneal.h"
+#include "chains.h"
 
 #include <math.h>
 
@@ -53,6 +54,11 @@
 #define STEP_GROW 1.25
 #define STEP_MAX 0.02
 #define STEP_MIN 0.0005
+#define RNG_STREAM 0x5eed   /* the random stream of chain 0 (chain k: this + k) */
+/* A round of the parallel search (chains.c) is this many stall periods
+ * (see set_schedule): each chain restarts from its own best once or twice
+ * on its own, then the best layout of all chains migrates. */
+#define ROUND_STALLS 2
 
 struct un_packer {
     un_pack_options opt;
@@ -60,6 +66,7 @@ struct un_packer {
     un_engine       E;
     un_anneal       A;
     un_rng          rng;
+    uint64_t        stream;       /* its random stream (RNG_STREAM + chain) */
     int32_t         cap_isl, cap_locked, started;
     /* scale search */
     int32_t         bisecting;    /* still refining the bottom-left fill */
@@ -166,7 +173,8 @@ un_status un_packer_new(const un_pack_options *opt, un_packer **out)
     pk->E.th = opt->target[3] - opt->target[1];
     pk->E.margin = opt->margin;
     pk->E.padding = opt->padding;
-    un_rng_seed(&pk->rng, opt->seed, 0x5eed);
+    pk->stream = RNG_STREAM;
+    un_rng_seed(&pk->rng, opt->seed, pk->stream);
     *out = pk;
     return UN_OK;
 }
@@ -685,10 +693,15 @@ static int bisect_due(const un_packer *pk)
  * in the contact search), and stalls after
  * 30 + 6 n moves without success, over which the temperature cools to 2 %
  * of T0 (n: the islands annealed). */
+static int64_t stall_moves(int32_t n)
+{
+    return 30 + 6 * (int64_t)n;
+}
+
 static void set_schedule(un_packer *pk, double T0, int32_t n)
 {
     pk->A.T0 = pk->E.contact ? CONTACT_HEAT * T0 : T0;
-    pk->stall = 30 + 6 * (int64_t)n;
+    pk->stall = stall_moves(n);
     pk->A.alpha = exp(log(0.02) / (double)pk->stall);
 }
 
@@ -1286,6 +1299,9 @@ static un_status new_sub_packer(const un_packer *pk, const un_pack_options *o, u
     *out = NULL;
     if (s != UN_OK) return s;
     sub->no_boxes = 1;   /* only the packer the caller made tries boxes */
+    /* a chain's side search draws from the chain's stream */
+    sub->stream = pk->stream;
+    un_rng_seed(&sub->rng, o->seed, sub->stream);
     for (k = 0; k < E->n && s == UN_OK; k++) s = un_packer_add_island(sub, &E->isl[k].outline, E->isl[k].area);
     /* locked islands: already relative to the target's corner */
     if (s == UN_OK && E->nlocked) s = UN_RESERVE(sub->E.locked, sub->cap_locked, E->nlocked);
@@ -1534,4 +1550,70 @@ void un_packer_stats(const un_packer *pk, un_pack_stats *st)
     st->trying = pk->E.L > 0 ? 1 / pk->E.L : 0;
     if (!pk->have_best) st->bins = 0;
     st->waste = pk->A.cost;
+}
+
+/* ------------------------------------------------- for the chains (chains.c) */
+
+void un_packer_set_stream(un_packer *pk, uint64_t k)
+{
+    pk->stream = RNG_STREAM + k;
+    un_rng_seed(&pk->rng, pk->opt.seed, pk->stream);
+}
+
+void un_packer_skip_boxes(un_packer *pk)
+{
+    pk->no_boxes = 1;
+}
+
+int un_packer_start_state(const un_packer *pk)
+{
+    return pk->start_done ? 1 : pk->failed ? -1 : 0;
+}
+
+int64_t un_packer_round_moves(const un_packer *pk)
+{
+    /* the stall of the schedule the search runs (set_schedule's n) */
+    return ROUND_STALLS * stall_moves(pk->opt.fixed_scale > 0 ? pk->E.n : pk->E.nanneal);
+}
+
+double un_packer_best_key(const un_packer *pk)
+{
+    if (!pk->have_best) return HUGE_VAL;
+    return pk->opt.fixed_scale > 0 ? pk->best_cost : pk->best_L;
+}
+
+int un_packer_beats(const un_packer *pk, double key)
+{
+    if (!pk->have_best) return 0;
+    if (pk->opt.fixed_scale > 0) return pk->best_cost < key - 1e-12;   /* run_fixed's test */
+    return pk->best_L < key;
+}
+
+void un_packer_adopt(un_packer *pk, const un_packer *from)
+{
+    const size_t n = (size_t)pk->E.n;
+    int fixed = pk->opt.fixed_scale > 0;
+    /* a chain still bisecting its first fill has no annealing to restart */
+    if (!pk->start_done || !from->start_done || pk->bisecting || from->bisecting) return;
+    if (!un_packer_beats(from, un_packer_best_key(pk))) return;
+    /* the layout itself, checked by `from` already, and what describes it */
+    memcpy(pk->best, from->best, n * sizeof *pk->best);
+    pk->best_L = from->best_L;
+    pk->best_cost = from->best_cost;
+    pk->have_best = 1;
+    pk->st.coverage = from->st.coverage;
+    pk->st.scale = from->st.scale;
+    pk->st.bins = from->st.bins;
+    pk->st.bins_f = from->st.bins_f;
+    /* the main search's restart point, when from's got further (its best
+     * may be a side search's or a box layout, which pk's main search
+     * cannot express); at a fixed scale the restart point is the best */
+    if (fixed || from->main_L < pk->main_L) {
+        memcpy(pk->best_par, from->best_par, 3 * n * sizeof *pk->best_par);
+        memcpy(pk->best_seq, from->best_seq, n * sizeof *pk->best_seq);
+        pk->main_L = from->main_L;
+        /* the next move is a stall's: back to the restart point, hot (the
+         * decode that takes runs in the chain's thread, not here) */
+        pk->since = pk->stall;
+    }
 }

@@ -9,7 +9,15 @@ tests/csrc/test_*.c is linked against it and run, in two builds:
   float-cast-overflow -fno-sanitize-recover=all`` (LeakSanitizer on; gcc's
   ``undefined`` leaves out float-to-integer conversions out of range),
 
-with the library's exact.c using ``__int128``.  The fast tier (``-m "not
+with the library's exact.c using ``__int128``.  The programs of the
+threaded search (tests/csrc/test_threads*.c) also run in a third build,
+
+* ``tsan``: ``-O2 -g -fsanitize=thread`` (ThreadSanitizer, which cannot be
+  combined with ASan; -O1 there makes gcc see an uninitialised variable in
+  decode.c that is not), in the slow tier (30 s of CPU for the program, and
+  the library compiled once more),
+
+  The fast tier (``-m "not
 slow"``) runs every program but the allocation-failure ones once in each
 build, and the fuzz target (tests/csrc/fuzz_core.c with the plain driver
 fuzz_main.c) on a few hundred seeded random inputs under ASan/UBSan.  The
@@ -51,11 +59,17 @@ CONFIGS = {
     "O2": ["-O2"],
     "asan": ["-O1", "-g", "-fno-omit-frame-pointer", "-fsanitize=address,undefined,float-cast-overflow",
              "-fno-sanitize-recover=all"],
+    "tsan": ["-O2", "-g", "-fno-omit-frame-pointer", "-fsanitize=thread"],
 }
+#: Builds every program runs in; the threaded programs (THREADED) run in
+#: every build, tsan included.
+PLAIN_CONFIGS = ("O2", "asan")
+THREADED = "test_threads"
 WRAP = ["-Wl,--wrap=malloc,--wrap=realloc,--wrap=calloc,--wrap=free"]
 RUN_ENV = {
     "ASAN_OPTIONS": "detect_leaks=1:abort_on_error=0:halt_on_error=1:strict_string_checks=1",
     "UBSAN_OPTIONS": "print_stacktrace=1:halt_on_error=1",
+    "TSAN_OPTIONS": "halt_on_error=1:second_deadlock_stack=1",
 }
 
 pytestmark = pytest.mark.skipif(shutil.which(CC) is None, reason=f"no C compiler ({CC})")
@@ -122,7 +136,7 @@ class Build:
                 objs.append(self.exact_obj if variant == "int128" else self.exact_fallback)
                 extra = WRAP if os.path.basename(test_src).startswith("test_oom") else []
                 r = _run([CC, *WARN, *self.flags, "-I", CSRC, "-I", TESTS, test_src, *more_sources, *objs, *extra,
-                          "-lm", "-o", exe])
+                          "-lm", "-pthread", "-o", exe])
                 entry[1] = r.stderr.strip() if r.returncode == 0 else r.stderr.strip() or f"exit {r.returncode}"
             if entry[1]:
                 pytest.fail(f"{os.path.basename(test_src)} does not build warning-free:\n{entry[1]}")
@@ -169,14 +183,16 @@ def program_params():
     """(program, config, variant) of every unit program run: the fallback
     arithmetic and the allocation-failure programs are marked slow.  Those
     run under ASan only: the same allocations fail at -O2, and ASan adds
-    the memory checks of every failure path."""
+    the memory checks of every failure path.  The threaded programs also
+    run under TSan (slow)."""
     params = []
     for program in (os.path.basename(p) for p in program_files()):
         oom = program.startswith("test_oom")
         variants = ["int128", "fallback"] if program in FALLBACK_PROGRAMS else ["int128"]
-        for config in ["asan"] if oom else sorted(CONFIGS):
+        configs = ["asan"] if oom else [*PLAIN_CONFIGS, "tsan"] if program.startswith(THREADED) else PLAIN_CONFIGS
+        for config in configs:
             for variant in variants:
-                slow = oom or variant == "fallback"
+                slow = oom or variant == "fallback" or config == "tsan"
                 params.append(pytest.param(program, config, variant, marks=[pytest.mark.slow] if slow else [],
                                            id=f"{program}-{config}-{variant}"))
     return params

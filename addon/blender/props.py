@@ -230,9 +230,17 @@ class PackOptions:
     )
     seed: IntProperty(
         name="Seed",
-        description="Random seed of the search (the same seed and iteration limit give the same layout)",
+        description="Random seed of the search (the same seed, iteration limit and threads give the same layout)",
         default=0,
         min=0,
+    )
+    threads: IntProperty(
+        name="Threads",
+        description="CPU cores the search runs on, one search each, sharing their best layout "
+                    "(0: every core; the layout depends on it, as on the seed)",
+        default=0,
+        min=0,
+        max=1024,
     )
 
 
@@ -305,6 +313,7 @@ def draw_options(layout: UILayout, data: Any, image_size: Optional[int]) -> None
     col.prop(data, "iteration_limit")
     col.prop(data, "stall_limit")
     col.prop(data, "seed")
+    col.prop(data, "threads")
 
 
 def uv_editor(context: Context) -> Optional[SpaceImageEditor]:
@@ -389,7 +398,7 @@ def settings_from(options: Any, context: Context) -> PackSettings:
                         pin_method=options.pin_method, obstacles=bool(options.obstacles),
                         target=options.udim_source, custom_region=tuple(float(v) for v in options.custom_region),
                         active_tile=int(active), udim_tiles=tiles, udim_grid=grid, seed=int(options.seed),
-                        aspect=uv_aspect(context))
+                        threads=int(options.threads) or None, aspect=uv_aspect(context))
 
 
 def limits_from(options: Any) -> Limits:

@@ -238,6 +238,10 @@ def build_parser() -> argparse.ArgumentParser:
                      help="glTF UV set to pack, TEXCOORD_N (default: %(default)s)")
     run.add_argument("-j", "--jobs", type=_number(int, 1), metavar="N",
                      help=f"files packed in parallel on this machine (default: all cores, here {_cpu_count()})")
+    run.add_argument("--threads", type=_number(int, 1), metavar="N",
+                     help="cores each file's search runs on; the layout depends on it, as on --seed (default: "
+                          "this machine's cores divided between the files packed at once, all of them for one "
+                          "file; 1 with --scheduler local; with another --scheduler each worker's cores)")
     run.add_argument("--scheduler", metavar="ADDRESS",
                      help="pack on a Dask cluster instead: a scheduler address such as tcp://head:8786, or "
                           "'local' for a LocalCluster on this machine (needs uvnest[dask]; paths must be on "

@@ -34,7 +34,8 @@ def _packer_options(args: argparse.Namespace) -> Dict[str, Any]:
                "texture_size": tuple(args.texture_size) if args.texture_size else None,
                "rotation": args.rotation, "rotation_step": args.rotation_step, "flip": args.flip,
                "shape": args.shape, "merge_overlapping": not args.no_merge_overlapping, "seed": args.seed,
-               "padding": args.padding, "pixel_perfect": args.pixel_perfect, "block_align": args.block_align}
+               "padding": args.padding, "pixel_perfect": args.pixel_perfect, "block_align": args.block_align,
+               "threads": args.threads}
     if args.target is not None:
         options["target"] = tuple(args.target)
     if args.target_region is not None:
@@ -54,6 +55,15 @@ def _packer_options(args: argparse.Namespace) -> Dict[str, Any]:
     return options
 
 
+def _threads_per_file(args: argparse.Namespace, files: int) -> Optional[int]:
+    """The cores of each file's search without --threads: this machine's
+    divided between the files packed at once (a local cluster packs one
+    file per core); None on another cluster: each worker's."""
+    if args.scheduler:
+        return 1 if args.scheduler == "local" else None
+    return max(1, _cpu_count() // min(args.jobs or _cpu_count(), max(1, files)))
+
+
 def _udim(args: argparse.Namespace) -> bool:
     """UDIM packing: ``--udim``, or an option that implies it."""
     return bool(args.udim or args.tiles is not None or args.texel_density is not None)
@@ -64,7 +74,7 @@ _CLI_NAMES = {"margin_px": "--margin-px", "texture_size": "--texture-size", "tex
               "pixel_perfect": "--pixel-perfect", "block_align": "--block-align", "rotation_step": "--rotation-step",
               "scale='fixed'": "--udim or --no-scale", "tiles": "--tiles", "target": "--target",
               "margin": "--margin", "padding": "--padding", "seed": "--seed", "stack_similar": "--stack-similar",
-              "max_scale_ratio": "--max-scale-ratio", "scale='fit'": "packing into the tile (no --udim or --no-scale)"}
+              "max_scale_ratio": "--max-scale-ratio", "threads": "--threads", "scale='fit'": "packing into the tile (no --udim or --no-scale)"}
 _API_NAME = re.compile(r"(?<![\w-])(" + "|".join(re.escape(k) for k in sorted(_CLI_NAMES, key=len, reverse=True))
                        + r")(?![\w'])")
 
@@ -225,6 +235,8 @@ def _cmd_pack(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     if errors:
         parser.error("\n  ".join(errors))
     options = _packer_options(args)
+    if options["threads"] is None:
+        options["threads"] = _threads_per_file(args, len(plans))
     time_limit, iterations = _budget(args, DEFAULT_TIME)
     tasks = [PackTask(index=k, path=str(plan.path), output=str(plan.output), options=options,
                       time_limit=time_limit, iterations=iterations, uv_set=args.uv_set,

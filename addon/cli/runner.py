@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import multiprocessing
-import os
 import signal
 import threading
 from collections import deque
@@ -14,16 +13,14 @@ from dataclasses import replace
 from queue import Empty
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
+from ..packing import cpu_cores
 from .console import _Console
 from .packfile import _StopSignal, pack_file
 from .results import FAILED, INTERRUPTED, NOT_STARTED, FileResult, PackTask
 
 def _cpu_count() -> int:
     """Cores this process may use."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not Linux
-        return max(1, os.cpu_count() or 1)
+    return cpu_cores()
 
 
 class _Interrupts:

@@ -1,0 +1,332 @@
+/*
+ * chains.c - the parallel search: independent chains with migration.
+ *
+ * Design.  Each chain is a whole packer (packer.c) over the same islands,
+ * with its own random stream, its own no-fit polygon cache (the budget
+ * divided between them), its own side search and workspaces: chains share
+ * no memory while they run, so they take no locks, and the engine's code
+ * runs in them unchanged.  The price is memory: every chain holds the
+ * islands, and no-fit polygons one chain computed are computed again by
+ * the others (docs/performance.md estimates both).
+ *
+ * Rounds.  The chains move in rounds of K moves each (K = a couple of
+ * stall periods, un_packer_round_moves).  At the end of a round, in the
+ * calling thread, the chain with the best layout (the first of equals)
+ * hands it to every chain that is worse, and its restart point to every
+ * chain whose own search got less far: they go on from there, each with
+ * its own random moves.  Rounds end at move counts, never at a time, so a
+ * seed, a number of chains and a number of moves decide the layout,
+ * however the moves were split into calls (each call is a fork and join of
+ * the chains, and a chain's moves do not depend on where a call ended).
+ * A cancel reaches every chain through the one flag they all poll; after
+ * one, chains may stand at different points of their round, and the next
+ * calls bring each to the round's end before the migration.
+ *
+ * Start.  Every chain makes its own first layout, at once (the start uses
+ * no random numbers unless its rescue runs, so they find the same one):
+ * cloning a started packer would save the work but not the wall time.  The
+ * start is done when the first chain's is; a chain whose start was
+ * cancelled finishes it in its next call, and a chain whose start failed
+ * where the first's did not (the rescue, by its random moves) drops out.
+ *
+ * With one chain every call is the packer's own: the serial search.
+ */
+#include "chains.h"
+#include "thread.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Chains times islands at most: every chain holds the islands and a
+ * decode's arrays; a hundred thousand islands take about 0.2 GB per chain
+ * (measured: see docs/performance.md), so they get two chains. */
+#define CHAIN_ISLANDS 200000
+
+struct un_chains {
+    un_packer **chain;
+    int32_t     n;            /* chains made */
+    int32_t     threads;      /* chains asked for (fewer with many islands) */
+    int32_t     nislands;
+    int64_t     round;        /* moves per round, once the first start is done */
+    int64_t    *pos;          /* per chain: moves made in the current round */
+    int        *dead;         /* per chain: its start failed, it takes no part */
+    un_parallel_stats st;
+};
+
+/* One chain's share of a parallel section. */
+typedef struct {
+    un_packer    *pk;
+    int32_t       chain;      /* its index */
+    int64_t       moves;      /* to make; 0 with a start: the start only */
+    volatile int *cancel;
+    un_status     status;
+    int64_t       made;       /* moves made */
+    double        seconds;    /* time spent */
+} chain_job;
+
+un_status un_chains_new(const un_pack_options *opt, int32_t threads, un_chains **out)
+{
+    un_chains *ch;
+    un_pack_options o;
+    int32_t k;
+    un_status s = UN_OK;
+    *out = NULL;
+    if (!opt || threads < 1 || !(opt->cache_bytes > 0)) return UN_EINVAL;
+    if (!(ch = (un_chains *)calloc(1, sizeof *ch))) return UN_ENOMEM;
+    ch->threads = threads;
+    ch->chain = (un_packer **)calloc((size_t)threads, sizeof *ch->chain);
+    ch->pos = (int64_t *)calloc((size_t)threads, sizeof *ch->pos);
+    ch->dead = (int *)calloc((size_t)threads, sizeof *ch->dead);
+    if (!ch->chain || !ch->pos || !ch->dead) { un_chains_free(ch); return UN_ENOMEM; }
+    o = *opt;
+    o.cache_bytes = opt->cache_bytes / threads;
+    for (k = 0; k < threads && s == UN_OK; k++) {
+        if ((s = un_packer_new(&o, ch->chain + k)) != UN_OK) break;
+        ch->n++;
+        un_packer_set_stream(ch->chain[k], (uint64_t)k);
+        /* the box layouts of the first moves are the same in every chain */
+        if (k > 0) un_packer_skip_boxes(ch->chain[k]);
+    }
+    if (s != UN_OK) { un_chains_free(ch); return s; }
+    ch->st.chains = ch->n;
+    *out = ch;
+    return UN_OK;
+}
+
+void un_chains_free(un_chains *ch)
+{
+    int32_t k;
+    if (!ch) return;
+    for (k = 0; ch->chain && k < ch->n; k++) un_packer_free(ch->chain[k]);
+    free(ch->chain);
+    free(ch->pos);
+    free(ch->dead);
+    free(ch);
+}
+
+/* Chains beyond CHAIN_ISLANDS / islands are dropped before the start. */
+static void drop_extra_chains(un_chains *ch)
+{
+    int32_t keep = ch->nislands > 0 ? CHAIN_ISLANDS / ch->nislands : ch->n;
+    if (keep < 1) keep = 1;
+    while (ch->n > keep) un_packer_free(ch->chain[--ch->n]);
+    ch->st.chains = ch->n;
+}
+
+un_status un_chains_add_island(un_chains *ch, const un_frings *outline, double area)
+{
+    int32_t k;
+    un_status s = UN_OK;
+    /* the first chain decides (bad input fails there, before any copy) */
+    for (k = 0; k < ch->n && s == UN_OK; k++) s = un_packer_add_island(ch->chain[k], outline, area);
+    if (s == UN_OK) ch->nislands++;
+    /* a later chain out of memory: the chains no longer agree, so none is
+     * usable; un_packer_start then fails on the chain without the island */
+    return s;
+}
+
+un_status un_chains_set_group(un_chains *ch, int32_t k, int32_t g)
+{
+    int32_t c;
+    un_status s = UN_OK;
+    for (c = 0; c < ch->n && s == UN_OK; c++) s = un_packer_set_group(ch->chain[c], k, g);
+    return s;
+}
+
+un_status un_chains_add_locked(un_chains *ch, const un_frings *outline)
+{
+    int32_t c;
+    un_status s = UN_OK;
+    for (c = 0; c < ch->n && s == UN_OK; c++) s = un_packer_add_locked(ch->chain[c], outline);
+    return s;
+}
+
+/* A chain's part: its start if not done, then its moves. */
+static void chain_main(void *arg)
+{
+    chain_job *j = (chain_job *)arg;
+    double t0 = un_clock_seconds();
+    un_pack_stats before, after;
+    int improved = 0;
+    j->status = UN_OK;
+    j->made = 0;
+    if (un_packer_start_state(j->pk) == 0) j->status = un_packer_start(j->pk, j->cancel);
+    if (j->status == UN_OK && j->moves > 0) {
+        un_packer_stats(j->pk, &before);
+        j->status = un_packer_run(j->pk, j->moves, j->cancel, &improved);
+        un_packer_stats(j->pk, &after);
+        j->made = after.moves - before.moves;
+    }
+    j->seconds = un_clock_seconds() - t0;
+}
+
+/* Run jobs[0..n) at once; the first failure (not a cancel) of a live
+ * chain, else UN_ECANCELLED if any chain was cancelled, else UN_OK.  A
+ * chain whose start failed drops out (the first chain's failure is
+ * returned). */
+static un_status run_jobs(un_chains *ch, chain_job *jobs, int32_t n)
+{
+    double t0 = un_clock_seconds();
+    un_status s = UN_OK;
+    int cancelled = 0;
+    int32_t i;
+    un_fork_join(chain_main, jobs, sizeof *jobs, n);
+    ch->st.wall_seconds += un_clock_seconds() - t0;
+    for (i = 0; i < n; i++) {
+        ch->st.chain_seconds += jobs[i].seconds;
+        ch->st.moves_all += jobs[i].made;
+        if (jobs[i].status == UN_ECANCELLED) cancelled = 1;
+        else if (jobs[i].status != UN_OK && s == UN_OK) {
+            if (jobs[i].pk != ch->chain[0] && un_packer_start_state(jobs[i].pk) < 0 && jobs[i].status == UN_ENOFIT)
+                continue;
+            s = jobs[i].status;
+        }
+    }
+    return s != UN_OK ? s : cancelled ? UN_ECANCELLED : UN_OK;
+}
+
+/* Chains whose start failed drop out. */
+static void mark_dead(un_chains *ch)
+{
+    int32_t k;
+    for (k = 1; k < ch->n; k++)
+        if (un_packer_start_state(ch->chain[k]) < 0) ch->dead[k] = 1;
+}
+
+un_status un_chains_start(un_chains *ch, volatile int *cancel)
+{
+    chain_job *jobs;
+    int32_t k, n = 0;
+    un_status s;
+    if (un_packer_start_state(ch->chain[0]) == 0 && ch->round == 0) drop_extra_chains(ch);
+    if (ch->n == 1) return un_packer_start(ch->chain[0], cancel);
+    if (!(jobs = (chain_job *)calloc((size_t)ch->n, sizeof *jobs))) return UN_ENOMEM;
+    for (k = 0; k < ch->n; k++)
+        if (!ch->dead[k] && (k == 0 || un_packer_start_state(ch->chain[k]) == 0)) {
+            jobs[n].pk = ch->chain[k];
+            jobs[n].cancel = cancel;
+            jobs[n].chain = k;
+            n++;
+        }
+    s = run_jobs(ch, jobs, n);
+    free(jobs);
+    mark_dead(ch);
+    /* done when the first chain is: the others finish on their next run */
+    if (s == UN_ECANCELLED && un_packer_start_state(ch->chain[0]) == 1) s = UN_OK;
+    if (s == UN_OK) ch->round = un_packer_round_moves(ch->chain[0]);
+    return s;
+}
+
+/* The index of the chain with the best layout (the first of equals). */
+static int32_t best_chain(const un_chains *ch)
+{
+    int32_t k, best = 0;
+    for (k = 1; k < ch->n; k++)
+        if (!ch->dead[k] && un_packer_beats(ch->chain[k], un_packer_best_key(ch->chain[best]))) best = k;
+    return best;
+}
+
+/* The end of a round: the best chain's layout to the others. */
+static void migrate(un_chains *ch)
+{
+    double t0 = un_clock_seconds();
+    int32_t k, best = best_chain(ch);
+    for (k = 0; k < ch->n; k++) {
+        if (k != best && !ch->dead[k]) un_packer_adopt(ch->chain[k], ch->chain[best]);
+        ch->pos[k] = 0;
+    }
+    ch->st.rounds++;
+    ch->st.serial_seconds += un_clock_seconds() - t0;
+}
+
+/* The jobs of the next parallel section: each live chain up to the end of
+ * its round or of its moves (left), and a chain whose start is not done
+ * at least its start.  Returns how many. */
+static int32_t next_jobs(const un_chains *ch, const int64_t *left, volatile int *cancel, chain_job *jobs)
+{
+    int32_t k, n = 0;
+    for (k = 0; k < ch->n; k++) {
+        int64_t quota = ch->round - ch->pos[k] < left[k] ? ch->round - ch->pos[k] : left[k];
+        if (ch->dead[k] || (quota <= 0 && un_packer_start_state(ch->chain[k]) == 1)) continue;
+        jobs[n].pk = ch->chain[k];
+        jobs[n].moves = quota > 0 ? quota : 0;
+        jobs[n].cancel = cancel;
+        jobs[n].chain = k;
+        n++;
+    }
+    return n;
+}
+
+un_status un_chains_run(un_chains *ch, int64_t moves, volatile int *cancel, int *improved)
+{
+    chain_job *jobs;
+    int64_t *left;
+    int32_t k, i, n;
+    un_status s = UN_OK;
+    double was;
+    *improved = 0;
+    if (ch->n == 1) return un_packer_run(ch->chain[0], moves, cancel, improved);
+    if (un_packer_start_state(ch->chain[0]) != 1) return UN_EINVAL;
+    jobs = (chain_job *)calloc((size_t)ch->n, sizeof *jobs);
+    left = (int64_t *)malloc((size_t)ch->n * sizeof *left);
+    if (!jobs || !left) { free(jobs); free(left); return UN_ENOMEM; }
+    was = un_packer_best_key(ch->chain[best_chain(ch)]);
+    for (k = 0; k < ch->n; k++) left[k] = ch->dead[k] ? 0 : moves;
+    while ((n = next_jobs(ch, left, cancel, jobs)) > 0) {
+        int more = 0, at_end = 1;
+        s = run_jobs(ch, jobs, n);
+        mark_dead(ch);
+        for (i = 0; i < n; i++) {
+            /* without a cancel a chain makes every move asked (or has none
+             * to make: a box layout is final) */
+            int64_t made = s == UN_OK ? jobs[i].moves : jobs[i].made;
+            ch->pos[jobs[i].chain] += made;
+            left[jobs[i].chain] -= made;
+        }
+        for (k = 0; k < ch->n; k++) {
+            if (ch->dead[k]) continue;
+            if (ch->pos[k] < ch->round) at_end = 0;
+            if (left[k] > 0) more = 1;
+        }
+        if (s != UN_OK) break;
+        if (at_end) migrate(ch);
+        if (!more) break;
+    }
+    free(jobs);
+    free(left);
+    /* improved: a better layout than the best before the call */
+    *improved = un_packer_beats(ch->chain[best_chain(ch)], was);
+    return s;
+}
+
+int un_chains_best(const un_chains *ch, un_transform *out)
+{
+    return un_packer_best(ch->chain[best_chain(ch)], out);
+}
+
+void un_chains_stats(const un_chains *ch, un_pack_stats *st, un_parallel_stats *par)
+{
+    int32_t k, best = best_chain(ch);
+    un_packer_stats(ch->chain[best], st);
+    if (ch->n > 1) {
+        un_pack_stats first;
+        un_packer_stats(ch->chain[0], &first);
+        st->moves = first.moves;   /* every chain's, unless cancelled */
+        st->trying = first.trying;
+        st->waste = first.waste;
+        st->rejected = st->cache_hits = st->cache_misses = 0;
+        st->cache_bytes = 0;
+        for (k = 0; k < ch->n; k++) {
+            un_pack_stats c;
+            un_packer_stats(ch->chain[k], &c);
+            st->rejected += c.rejected;
+            st->cache_bytes += c.cache_bytes;
+            st->cache_hits += c.cache_hits;
+            st->cache_misses += c.cache_misses;
+        }
+    }
+    if (par) {
+        *par = ch->st;
+        if (ch->n == 1) par->moves_all = st->moves;
+    }
+}

@@ -1,0 +1,376 @@
+/*
+ * test_threads.c - the parallel search (chains.c) and its threads
+ * (thread.c).  Also built with ThreadSanitizer (tests/test_c_units.py).
+ *
+ * The serial packer is the oracle: one chain must be it, call for call;
+ * several chains must give the same layout however the moves are split
+ * into calls, beat or match the serial search before their first
+ * migration (chain 0 is the serial search until then), and stop at a
+ * cancel set from another thread.
+ */
+#include "tu.h"
+#include "pack_fixtures.h"
+#include "chains.h"
+#include "thread.h"
+
+#if defined(__SANITIZE_THREAD__)
+/* The cancel flag is a volatile int the engine polls while another thread
+ * sets it (the binding's way, and every caller's): a benign race by
+ * design, which ThreadSanitizer is told of.  Every other access must be
+ * race free. */
+void AnnotateBenignRaceSized(const char *file, int line, const volatile void *mem, long size, const char *desc);
+#define BENIGN_FLAG(p) AnnotateBenignRaceSized(__FILE__, __LINE__, (p), (long)sizeof *(p), "cancel flag")
+#else
+#define BENIGN_FLAG(p) ((void)(p))
+#endif
+
+#define NISL 10
+
+/* Ten right triangles of different sizes, side by side: their boxes waste
+ * half, so the annealing (and its random moves) decides the layout. */
+static void islands(un_frings *isl)
+{
+    int32_t i;
+    for (i = 0; i < NISL; i++) {
+        double a = 0.5 + 0.07 * i, b = 0.9 - 0.05 * i, xy[6];
+        xy[0] = 2.0 * i; xy[1] = 0;
+        xy[2] = 2.0 * i + a; xy[3] = 0;
+        xy[4] = 2.0 * i; xy[5] = b;
+        un_frings_init(isl + i);
+        if (un_frings_add(isl + i, xy, 3) != UN_OK) abort();
+    }
+}
+
+static void free_islands(un_frings *isl)
+{
+    int32_t i;
+    for (i = 0; i < NISL; i++) un_frings_free(isl + i);
+}
+
+static un_chains *new_chains(const un_pack_options *o, int32_t threads, const un_frings *isl)
+{
+    un_chains *ch = NULL;
+    int32_t i;
+    CHECK_OK(un_chains_new(o, threads, &ch));
+    if (!ch) return NULL;
+    for (i = 0; i < NISL; i++) CHECK_OK(un_chains_add_island(ch, isl + i, fabs(tu_frings_area(isl + i))));
+    return ch;
+}
+
+/* The packing tests' options, four islands annealed: a round is then
+ * 2 (30 + 6 * 4) = 108 moves (packer.c's ROUND_STALLS and stall length). */
+static un_pack_options options(uint64_t seed)
+{
+    un_pack_options o = pack_options(seed, 16.0 * 1024 * 1024);
+    o.anneal_max = 4;
+    return o;
+}
+
+#define ROUND 108
+
+/* Run `moves` moves in calls of the sizes in calls[] (cycled). */
+static void run_in_calls(un_chains *ch, int64_t moves, const int64_t *calls, int32_t ncalls)
+{
+    int32_t c = 0;
+    int improved;
+    while (moves > 0) {
+        int64_t m = calls[c++ % ncalls];
+        if (m > moves) m = moves;
+        CHECK_OK(un_chains_run(ch, m, NULL, &improved));
+        moves -= m;
+    }
+}
+
+static int same_layout(const un_chains *a, const un_chains *b)
+{
+    un_transform ta[NISL], tb[NISL];
+    int32_t i;
+    if (!un_chains_best(a, ta) || !un_chains_best(b, tb)) return 0;
+    for (i = 0; i < NISL; i++)
+        if (ta[i].angle != tb[i].angle || ta[i].flip != tb[i].flip || ta[i].scale != tb[i].scale ||
+            ta[i].tx != tb[i].tx || ta[i].ty != tb[i].ty || ta[i].bin != tb[i].bin)
+            return 0;
+    return 1;
+}
+
+/* ---------------------------------------------------------- fork and join */
+
+typedef struct {
+    int32_t index, runs;
+    double  value;
+} slot;
+
+static void fill_slot(void *arg)
+{
+    slot *s = (slot *)arg;
+    int32_t i;
+    double v = 0;
+    for (i = 0; i <= 1000 * s->index; i++) v += 1.0 / (1.0 + i);
+    s->value = v;
+    s->runs++;
+}
+
+static void test_fork_join_runs_every_job_once(void)
+{
+    slot s[9];
+    int32_t n, i;
+    for (n = 1; n <= 9; n++) {
+        for (i = 0; i < n; i++) { s[i].index = i; s[i].runs = 0; s[i].value = 0; }
+        un_fork_join(fill_slot, s, sizeof *s, n);
+        for (i = 0; i < n; i++) {
+            double v = 0;
+            int32_t k;
+            for (k = 0; k <= 1000 * i; k++) v += 1.0 / (1.0 + k);
+            CHECK_EQ(s[i].runs, 1);
+            CHECK(s[i].value == v);
+        }
+    }
+    un_fork_join(fill_slot, s, sizeof *s, 0);   /* nothing to do */
+}
+
+static void test_clock_is_monotonic(void)
+{
+    double a = un_clock_seconds(), b = un_clock_seconds();
+    CHECK(b >= a);
+}
+
+/* ------------------------------------------------------------- the chains */
+
+/* One chain is the serial packer: the same layout and moves, call by call. */
+static void test_one_chain_is_the_serial_packer(void)
+{
+    un_frings isl[NISL];
+    un_pack_options o = options(7);
+    un_chains *ch;
+    un_packer *pk = NULL;
+    un_transform ta[NISL], tb[NISL];
+    un_pack_stats sa, sb;
+    un_parallel_stats par;
+    int32_t i, call;
+    int ia, ib;
+    islands(isl);
+    ch = new_chains(&o, 1, isl);
+    CHECK_OK(un_packer_new(&o, &pk));
+    for (i = 0; i < NISL; i++) CHECK_OK(un_packer_add_island(pk, isl + i, fabs(tu_frings_area(isl + i))));
+    CHECK_OK(un_chains_start(ch, NULL));
+    CHECK_OK(un_packer_start(pk, NULL));
+    for (call = 1; call <= 8; call++) {
+        CHECK_OK(un_chains_run(ch, call * 7, NULL, &ia));
+        CHECK_OK(un_packer_run(pk, call * 7, NULL, &ib));
+        CHECK_EQ(ia, ib);
+        CHECK(un_chains_best(ch, ta) && un_packer_best(pk, tb));
+        CHECK(memcmp(ta, tb, sizeof ta) == 0);
+    }
+    un_chains_stats(ch, &sa, &par);
+    un_packer_stats(pk, &sb);
+    CHECK_EQ(sa.moves, sb.moves);
+    CHECK_EQ(sa.layouts, sb.layouts);
+    CHECK_EQ(par.chains, 1);
+    CHECK_EQ(par.moves_all, sb.moves);
+    un_chains_free(ch);
+    un_packer_free(pk);
+    free_islands(isl);
+}
+
+/* Several chains: the layout depends on the moves, not on the calls. */
+static void test_chains_are_deterministic_whatever_the_calls(void)
+{
+    static const int64_t one_call[1] = {2 * ROUND + 20}, calls[6] = {1, 2, 5, 97, 3, 13};
+    un_frings isl[NISL];
+    un_pack_options o = options(3);
+    un_chains *a, *b;
+    un_pack_stats sa, sb;
+    un_parallel_stats pa, pb;
+    islands(isl);
+    a = new_chains(&o, 3, isl);
+    b = new_chains(&o, 3, isl);
+    CHECK_OK(un_chains_start(a, NULL));
+    CHECK_OK(un_chains_start(b, NULL));
+    run_in_calls(a, 2 * ROUND + 20, one_call, 1);
+    run_in_calls(b, 2 * ROUND + 20, calls, 6);
+    un_chains_stats(a, &sa, &pa);
+    un_chains_stats(b, &sb, &pb);
+    CHECK_EQ(pa.chains, 3);
+    CHECK_EQ(pa.rounds, 2);
+    CHECK_EQ(pb.rounds, 2);
+    CHECK_EQ(sa.moves, 2 * ROUND + 20);
+    CHECK_EQ(pa.moves_all, 3 * (2 * ROUND + 20));
+    CHECK_EQ(pb.moves_all, 3 * (2 * ROUND + 20));
+    CHECK(same_layout(a, b));
+    CHECK(sa.coverage == sb.coverage);
+    CHECK_EQ(sa.rejected + sb.rejected, 0);
+    CHECK(sa.coverage > 0.4);
+    un_chains_free(a);
+    un_chains_free(b);
+    free_islands(isl);
+}
+
+/* Before the first migration chain 0 is the serial search: the best of
+ * the chains is at least as good, for several seeds; and more chains use
+ * other random streams, so some seed gives a different layout. */
+static void test_chains_match_or_beat_the_serial_search_before_migrating(void)
+{
+    un_frings isl[NISL];
+    uint64_t seed;
+    int differ = 0;
+    islands(isl);
+    for (seed = 1; seed <= 2; seed++) {
+        un_pack_options o = options(seed);
+        un_chains *one = new_chains(&o, 1, isl), *two = new_chains(&o, 2, isl);
+        un_pack_stats s1, s2;
+        un_parallel_stats p2;
+        int improved;
+        CHECK_OK(un_chains_start(one, NULL));
+        CHECK_OK(un_chains_start(two, NULL));
+        CHECK_OK(un_chains_run(one, ROUND - 1, NULL, &improved));
+        CHECK_OK(un_chains_run(two, ROUND - 1, NULL, &improved));
+        un_chains_stats(one, &s1, NULL);
+        un_chains_stats(two, &s2, &p2);
+        CHECK_EQ(p2.rounds, 0);
+        CHECK_EQ(p2.moves_all, 2 * (ROUND - 1));
+        CHECK(s2.coverage >= s1.coverage);
+        differ |= !same_layout(one, two);
+        un_chains_free(one);
+        un_chains_free(two);
+    }
+    CHECK(differ);
+    free_islands(isl);
+}
+
+/* At a fixed scale (tiles) the chains compare by cost; deterministic too. */
+static void test_chains_at_a_fixed_scale(void)
+{
+    static const int64_t calls_a[1] = {200}, calls_b[2] = {33, 7};
+    un_frings isl[NISL];
+    un_pack_options o = pack_options(5, 16.0 * 1024 * 1024);
+    un_chains *a, *b;
+    un_pack_stats sa, sb;
+    un_parallel_stats pa;
+    islands(isl);
+    o.fixed_scale = 0.2;
+    o.max_bins = 4;
+    o.anneal_max = 3;   /* at a fixed scale the stall counts every island: rounds of 180 */
+    a = new_chains(&o, 2, isl);
+    b = new_chains(&o, 2, isl);
+    CHECK_OK(un_chains_start(a, NULL));
+    CHECK_OK(un_chains_start(b, NULL));
+    run_in_calls(a, 200, calls_a, 1);
+    run_in_calls(b, 200, calls_b, 2);
+    un_chains_stats(a, &sa, &pa);
+    CHECK_EQ(pa.rounds, 1);
+    un_chains_stats(b, &sb, NULL);
+    CHECK(same_layout(a, b));
+    CHECK(sa.bins >= 1 && sa.bins == sb.bins);
+    CHECK_EQ(sa.rejected, 0);
+    un_chains_free(a);
+    un_chains_free(b);
+    free_islands(isl);
+}
+
+typedef struct {
+    un_chains    *ch;        /* job 0: the search; job 1: the canceller */
+    volatile int *cancel;
+    double        after;     /* seconds the canceller waits */
+    un_status     status;
+    double        stopped;   /* when the search returned */
+    double        set_at;    /* when the flag was set */
+} cancel_job;
+
+static void cancel_main(void *arg)
+{
+    cancel_job *j = (cancel_job *)arg;
+    if (j->ch) {
+        int improved;
+        j->status = un_chains_run(j->ch, (int64_t)1 << 40, j->cancel, &improved);
+        j->stopped = un_clock_seconds();
+    } else {
+        double t0 = un_clock_seconds();
+        while (un_clock_seconds() - t0 < j->after) {}
+        *j->cancel = 1;
+        j->set_at = un_clock_seconds();
+    }
+}
+
+/* A cancel set from another thread stops every chain (un_chains_run
+ * returns only when all have); the search then goes on. */
+static void test_a_cancel_reaches_every_chain(void)
+{
+    un_frings isl[NISL];
+    un_pack_options o = options(11);
+    volatile int cancel = 0;
+    cancel_job jobs[2];
+    un_chains *ch;
+    un_pack_stats st;
+    un_parallel_stats par;
+    int improved;
+    BENIGN_FLAG(&cancel);
+    islands(isl);
+    ch = new_chains(&o, 3, isl);
+    CHECK_OK(un_chains_start(ch, &cancel));
+    memset(jobs, 0, sizeof jobs);
+    jobs[0].ch = ch;
+    jobs[0].cancel = jobs[1].cancel = &cancel;
+    jobs[1].after = 0.2;
+    un_fork_join(cancel_main, jobs, sizeof *jobs, 2);
+    CHECK_STATUS(jobs[0].status, UN_ECANCELLED);
+    /* a move is a few milliseconds here (more under the sanitizers) */
+    CHECK_MSG(jobs[0].stopped - jobs[1].set_at < 1.0, "stopped %.3f s after the cancel",
+              jobs[0].stopped - jobs[1].set_at);
+    un_chains_stats(ch, &st, &par);
+    CHECK(par.moves_all > 0);
+    cancel = 0;
+    CHECK_OK(un_chains_run(ch, ROUND, &cancel, &improved));
+    un_chains_stats(ch, &st, &par);
+    CHECK(par.rounds >= 1);
+    CHECK_EQ(st.rejected, 0);
+    un_chains_free(ch);
+    free_islands(isl);
+}
+
+/* A start cancelled before it began: nothing is lost, it goes on later. */
+static void test_a_cancelled_start_goes_on(void)
+{
+    un_frings isl[NISL];
+    un_pack_options o = options(2);
+    volatile int cancel = 1;
+    un_chains *ch;
+    un_transform t[NISL];
+    int improved;
+    islands(isl);
+    ch = new_chains(&o, 2, isl);
+    CHECK_STATUS(un_chains_start(ch, &cancel), UN_ECANCELLED);
+    CHECK(!un_chains_best(ch, t));
+    CHECK_STATUS(un_chains_run(ch, 10, &cancel, &improved), UN_EINVAL);   /* not started */
+    cancel = 0;
+    CHECK_OK(un_chains_start(ch, &cancel));
+    CHECK(un_chains_best(ch, t));
+    CHECK_OK(un_chains_run(ch, 200, &cancel, &improved));
+    un_chains_free(ch);
+    free_islands(isl);
+}
+
+static void test_bad_arguments(void)
+{
+    un_pack_options o = pack_options(1, 16.0 * 1024 * 1024);
+    un_chains *ch = (un_chains *)&o;
+    CHECK_STATUS(un_chains_new(&o, 0, &ch), UN_EINVAL);
+    CHECK(ch == NULL);
+    CHECK_STATUS(un_chains_new(NULL, 2, &ch), UN_EINVAL);
+    o.cache_bytes = 0;
+    CHECK_STATUS(un_chains_new(&o, 2, &ch), UN_EINVAL);
+    un_chains_free(NULL);
+}
+
+int main(void)
+{
+    RUN(test_fork_join_runs_every_job_once);
+    RUN(test_clock_is_monotonic);
+    RUN(test_one_chain_is_the_serial_packer);
+    RUN(test_chains_are_deterministic_whatever_the_calls);
+    RUN(test_chains_match_or_beat_the_serial_search_before_migrating);
+    RUN(test_chains_at_a_fixed_scale);
+    RUN(test_a_cancel_reaches_every_chain);
+    RUN(test_a_cancelled_start_goes_on);
+    RUN(test_bad_arguments);
+    return tu_report("test_threads");
+}

@@ -1,0 +1,159 @@
+"""The parallel search through the Python API (``threads``, issue 27).
+
+Each thread runs a chain of its own; the best layout migrates between them
+at fixed move counts (csrc/chains.c).  The serial search is the oracle:
+``threads=1`` must be it, and before the first migration chain 0 of a
+parallel search is exactly it, so the best of the chains (what ``best`` and
+``improvements()`` show) can only match or beat it.  Every layout is
+checked by the independent shapely checker (``tests/pack_checker.py``).
+The C side, under ThreadSanitizer too, is tests/csrc/test_threads.c.
+"""
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+if __package__ in (None, ""):  # plain `pytest` puts tests/ first on sys.path, not the repository
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import uvnest  # noqa: E402
+from uvnest import _core  # noqa: E402
+from tests.pack_checker import assert_valid  # noqa: E402
+from tests.test_pack import _assemble, _islands  # noqa: E402
+from tests.test_time_limits import CANCEL_S, _slack, wavy_islands  # noqa: E402
+
+MARGIN = 0.01
+#: four islands annealed: a round between migrations is then 2 (30 + 6 * 4)
+#: = 108 moves (csrc/packer.c's ROUND_STALLS and stall length), and moves
+#: are cheap
+OPTIONS = dict(margin=MARGIN, anneal_max=4)
+
+
+def scene(seed: int, n: int = 10):
+    """``n`` random concave islands (stars, polyominoes, annuli) of mixed sizes."""
+    rng = np.random.default_rng(seed)
+    return _assemble(_islands(rng, n, rng.uniform(0.3, 1.0, n)))
+
+
+@pytest.fixture(scope="module")
+def islands():
+    return scene(5)
+
+
+def test_a_seed_moves_and_threads_decide_the_layout_however_the_moves_are_split(islands):
+    uvs, faces = islands
+    one = uvnest.pack(uvs, faces, **OPTIONS, seed=3, threads=2, time_limit=None, iterations=120)
+    again = uvnest.pack(uvs, faces, **OPTIONS, seed=3, threads=2, time_limit=None, iterations=120)
+    split = uvnest.Packer(uvs, faces, **OPTIONS, seed=3, threads=2)
+    for n in (1, 7, 90, 2, 20):
+        split.step(seconds=None, iterations=n)
+    assert split.stats["rounds"] == 1, "the moves crossed no migration"
+    assert split.stats["chains"] == 2 and split.stats["moves_all"] == 2 * 120
+    assert np.array_equal(one.uvs, again.uvs)
+    assert np.array_equal(one.uvs, split.best.uvs)
+    assert_valid(one, uvs, faces, margin=MARGIN)
+
+
+def test_one_thread_is_the_serial_search(islands):
+    """threads=1 runs the packer of before: the same moves and layout as the
+    engine made without the option."""
+    uvs, faces = islands
+    p = uvnest.Packer(uvs, faces, **OPTIONS, seed=2, threads=1)
+    p.step(seconds=None, iterations=120)
+    o = p._opt
+    core = _core.Packer(p._engine_target(), o.engine_margin, o.engine_padding, o.angles, o.align, o.flip, o.seed,
+                        o.cache_bytes, o.anneal_max, 0.0, 0, False)   # no threads argument: the serial engine
+    for rings, area in zip(p._shapes, p._areas):
+        core.add_island(rings, area)
+    assert core.start()
+    for n in (1, 30, 89):
+        core.run(n)
+    mine, serial = p._core.best(), core.best()
+    for a, b in zip(mine, serial):
+        assert np.array_equal(a, b)
+    st = p.stats
+    assert st["chains"] == 1 and st["moves_all"] == st["moves"] == core.stats()["moves"] == 120
+    assert st["layouts"] == core.stats()["layouts"]
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_streaming_shows_the_best_of_all_chains(seed):
+    """Before the first migration chain 0 is the serial search: what
+    improvements() streams with two chains matches or beats it, rises
+    strictly, and ends at the best chain's layout."""
+    uvs, faces = scene(seed)
+    serial = uvnest.Packer(uvs, faces, **OPTIONS, seed=seed, threads=1)
+    serial.step(seconds=None, iterations=60)
+    p = uvnest.Packer(uvs, faces, **OPTIONS, seed=seed, threads=2)
+    got = list(p.improvements(iterations=60))
+    assert p.stats["rounds"] == 0, "a migration came first: the oracle no longer holds"
+    cov = [r.coverage for r in got]
+    assert all(b > a for a, b in zip(cov, cov[1:]))
+    assert got[-1] is p.best
+    assert p.best.coverage == pytest.approx(p.stats["coverage"], rel=1e-9)
+    assert p.best.coverage >= serial.best.coverage
+    assert_valid(p.best, uvs, faces, margin=MARGIN)
+
+
+def test_more_chains_find_other_layouts():
+    """The chains search with their own random moves: over a few seeds the
+    two-chain layout differs from the serial one somewhere."""
+    for seed in (1, 2, 3, 4):
+        uvs, faces = scene(seed)
+        a = uvnest.pack(uvs, faces, **OPTIONS, seed=seed, threads=1, time_limit=None, iterations=60)
+        b = uvnest.pack(uvs, faces, **OPTIONS, seed=seed, threads=2, time_limit=None, iterations=60)
+        assert_valid(b, uvs, faces, margin=MARGIN)
+        if not np.array_equal(a.uvs, b.uvs):
+            return
+    pytest.fail("two chains always gave the serial layout")
+
+
+@pytest.mark.parametrize("dense", [False, pytest.param(True, marks=pytest.mark.slow)])
+def test_a_time_limit_holds_with_threads(islands, dense):
+    """From the call, first layouts included (dense: test_time_limits'
+    islands, whose exact first layout takes seconds)."""
+    uvs, faces = wavy_islands(24, seed=3) if dense else islands
+    t0 = time.perf_counter()
+    r = uvnest.pack(uvs, faces, margin=MARGIN, time_limit=0.5, threads=3)
+    assert time.perf_counter() - t0 < 0.5 + _slack(0.5)
+    assert_valid(r, uvs, faces, margin=MARGIN)
+
+
+def test_a_cancel_reaches_every_chain(islands):
+    uvs, faces = islands
+    cancel = uvnest.Cancel()
+    p = uvnest.Packer(uvs, faces, **OPTIONS, threads=3, cancel=cancel)
+    timer = threading.Timer(0.3, cancel.set)
+    t0 = time.perf_counter()
+    timer.start()
+    p.step(seconds=30)
+    late = time.perf_counter() - t0 - 0.3
+    timer.join()
+    assert late < CANCEL_S, f"the chains ran on {late:.3f} s after the cancel"
+    moves = p.stats["moves_all"]
+    assert moves > 0
+    # Packer.cancel() from another thread, during improvements()
+    q = uvnest.Packer(uvs, faces, **OPTIONS, threads=2)
+    threading.Timer(0.3, q.cancel).start()
+    t0 = time.perf_counter()
+    list(q.improvements(time_limit=30))
+    assert time.perf_counter() - t0 < 0.3 + CANCEL_S
+    assert_valid(q.best, uvs, faces, margin=MARGIN)
+
+
+@pytest.mark.parametrize("bad", [0, -1, 1.5, True, "2", 4096])
+def test_bad_thread_counts_raise_a_value_error(islands, bad):
+    uvs, faces = islands
+    with pytest.raises(ValueError, match="threads"):
+        uvnest.Packer(uvs, faces, threads=bad)
+
+
+def test_the_default_uses_every_core(islands):
+    uvs, faces = islands
+    p = uvnest.Packer(uvs, faces, margin=MARGIN)
+    assert p.stats["chains"] == uvnest.cpu_cores()
