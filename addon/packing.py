@@ -575,8 +575,9 @@ class Packer:
             hundred moves the best layout found by any goes to the others;
             an iteration is one move of every thread's search, and the
             layout depends on ``threads`` (``threads=1`` is the serial
-            search).  The islands are held once per thread, and with many
-            islands there are fewer searches (two at 100,000 islands).
+            search).  The islands are held once per thread (about 35 KB per
+            island), so there are at most 20,000 / islands searches (two
+            at 10,000 islands, one from 20,000).
         anneal_max: how many of the largest islands are annealed; the rest
             are filled around them (default 24; with ``scale='fixed'``
             every island up to 300 islands).
@@ -1190,7 +1191,10 @@ class Packer:
                 break
             n = self._chunk if left is None else min(self._chunk, left)
             t0 = time.perf_counter()
-            better, cancelled = self._call(self._core, "run", n)
+            # with a move budget every thread's search makes every move
+            # (the layout depends on the moves alone); bounded by time
+            # only, no thread waits for another
+            better, cancelled = self._call(self._core, "run", n, left is not None)
             spent = time.perf_counter() - t0
             if left is not None:
                 left -= n

@@ -905,12 +905,12 @@ static PyObject *packer_start(PackerObject *self, PyObject *noargs)
 static PyObject *packer_run(PackerObject *self, PyObject *args)
 {
     long long moves;
-    int improved = 0;
+    int improved = 0, lockstep = 1;
     un_status s;
-    if (!PyArg_ParseTuple(args, "L", &moves) || !packer_ready(self)) return NULL;
+    if (!PyArg_ParseTuple(args, "L|p", &moves, &lockstep) || !packer_ready(self)) return NULL;
     self->busy = 1;
     Py_BEGIN_ALLOW_THREADS
-    s = un_chains_run(self->pk, moves, &self->cancel, &improved);
+    s = un_chains_run(self->pk, moves, lockstep, &self->cancel, &improved);
     Py_END_ALLOW_THREADS
     self->busy = 0;
     if (s == UN_ECANCELLED) return Py_BuildValue("(OO)", improved ? Py_True : Py_False, Py_True);
@@ -990,7 +990,9 @@ static PyMethodDef packer_methods[] = {
     {"start", (PyCFunction)packer_start, METH_NOARGS,
      "start() -> True when the first layout is ready, False when cancelled (call again to go on), "
      "None when the islands cannot fit the target"},
-    {"run", (PyCFunction)packer_run, METH_VARARGS, "run(moves) -> (improved, cancelled)"},
+    {"run", (PyCFunction)packer_run, METH_VARARGS,
+     "run(moves, lockstep=True) -> (improved, cancelled); lockstep False: the other threads' chains move "
+     "as long as the first does (a search bounded by time)"},
     {"cancel", (PyCFunction)packer_cancel, METH_NOARGS, "cancel(): stop a running call (any thread)"},
     {"reset_cancel", (PyCFunction)packer_reset_cancel, METH_NOARGS, "clear the cancel flag"},
     {"best", (PyCFunction)packer_best, METH_NOARGS, "best() -> (angle, flip, scale, translation) or None"},

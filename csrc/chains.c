@@ -37,10 +37,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Chains times islands at most: every chain holds the islands and a
- * decode's arrays; a hundred thousand islands take about 0.2 GB per chain
- * (measured: see docs/performance.md), so they get two chains. */
-#define CHAIN_ISLANDS 200000
+/* Chains times islands at most: every chain holds the islands, their
+ * shapes and a decode's arrays, about 35 KB per island and chain (1,000
+ * synthetic islands: peak 88 MB with one chain, 123 MB with two, 192 MB
+ * with four).  The extra chains thus cost at most about 0.7 GB: 10,000
+ * islands get two chains, 20,000 and more one. */
+#define CHAIN_ISLANDS 20000
 
 struct un_chains {
     un_packer **chain;
@@ -50,6 +52,8 @@ struct un_chains {
     int64_t     round;        /* moves per round, once the first start is done */
     int64_t    *pos;          /* per chain: moves made in the current round */
     int        *dead;         /* per chain: its start failed, it takes no part */
+    int         drifted;      /* a free run left the other chains' pos behind */
+    un_flag    *stop;         /* set when chain 0's moves of a free run are done */
     un_parallel_stats st;
 };
 
@@ -59,6 +63,8 @@ typedef struct {
     int32_t       chain;      /* its index */
     int64_t       moves;      /* to make; 0 with a start: the start only */
     volatile int *cancel;
+    un_flag      *stop;       /* NULL, or: stop between moves once it is set */
+    int           sets_stop;  /* set `stop` when done */
     un_status     status;
     int64_t       made;       /* moves made */
     double        seconds;    /* time spent */
@@ -77,7 +83,8 @@ un_status un_chains_new(const un_pack_options *opt, int32_t threads, un_chains *
     ch->chain = (un_packer **)calloc((size_t)threads, sizeof *ch->chain);
     ch->pos = (int64_t *)calloc((size_t)threads, sizeof *ch->pos);
     ch->dead = (int *)calloc((size_t)threads, sizeof *ch->dead);
-    if (!ch->chain || !ch->pos || !ch->dead) { un_chains_free(ch); return UN_ENOMEM; }
+    ch->stop = un_flag_new();
+    if (!ch->chain || !ch->pos || !ch->dead || !ch->stop) { un_chains_free(ch); return UN_ENOMEM; }
     o = *opt;
     o.cache_bytes = opt->cache_bytes / threads;
     for (k = 0; k < threads && s == UN_OK; k++) {
@@ -101,6 +108,7 @@ void un_chains_free(un_chains *ch)
     free(ch->chain);
     free(ch->pos);
     free(ch->dead);
+    un_flag_free(ch->stop);
     free(ch);
 }
 
@@ -152,11 +160,16 @@ static void chain_main(void *arg)
     j->made = 0;
     if (un_packer_start_state(j->pk) == 0) j->status = un_packer_start(j->pk, j->cancel);
     if (j->status == UN_OK && j->moves > 0) {
+        int64_t i;
         un_packer_stats(j->pk, &before);
-        j->status = un_packer_run(j->pk, j->moves, j->cancel, &improved);
+        if (!j->stop || j->sets_stop) j->status = un_packer_run(j->pk, j->moves, j->cancel, &improved);
+        else
+            for (i = 0; i < j->moves && j->status == UN_OK && !un_flag_get(j->stop); i++)
+                j->status = un_packer_run(j->pk, 1, j->cancel, &improved);
         un_packer_stats(j->pk, &after);
         j->made = after.moves - before.moves;
     }
+    if (j->sets_stop) un_flag_set(j->stop, 1);
     j->seconds = un_clock_seconds() - t0;
 }
 
@@ -252,25 +265,24 @@ static int32_t next_jobs(const un_chains *ch, const int64_t *left, volatile int 
         jobs[n].moves = quota > 0 ? quota : 0;
         jobs[n].cancel = cancel;
         jobs[n].chain = k;
+        jobs[n].stop = NULL;
+        jobs[n].sets_stop = 0;
         n++;
     }
     return n;
 }
 
-un_status un_chains_run(un_chains *ch, int64_t moves, volatile int *cancel, int *improved)
+/* Lockstep: every chain makes its moves, rounds end when all have made
+ * the round's. */
+static un_status run_lockstep(un_chains *ch, int64_t moves, volatile int *cancel, chain_job *jobs, int64_t *left)
 {
-    chain_job *jobs;
-    int64_t *left;
     int32_t k, i, n;
     un_status s = UN_OK;
-    double was;
-    *improved = 0;
-    if (ch->n == 1) return un_packer_run(ch->chain[0], moves, cancel, improved);
-    if (un_packer_start_state(ch->chain[0]) != 1) return UN_EINVAL;
-    jobs = (chain_job *)calloc((size_t)ch->n, sizeof *jobs);
-    left = (int64_t *)malloc((size_t)ch->n * sizeof *left);
-    if (!jobs || !left) { free(jobs); free(left); return UN_ENOMEM; }
-    was = un_packer_best_key(ch->chain[best_chain(ch)]);
+    if (ch->drifted) {
+        /* after free runs, chain 0's count is the round's */
+        for (k = 1; k < ch->n; k++) ch->pos[k] = ch->pos[0];
+        ch->drifted = 0;
+    }
     for (k = 0; k < ch->n; k++) left[k] = ch->dead[k] ? 0 : moves;
     while ((n = next_jobs(ch, left, cancel, jobs)) > 0) {
         int more = 0, at_end = 1;
@@ -292,6 +304,52 @@ un_status un_chains_run(un_chains *ch, int64_t moves, volatile int *cancel, int 
         if (at_end) migrate(ch);
         if (!more) break;
     }
+    return s;
+}
+
+/* Free: chain 0 makes its moves, the others move as long as it does
+ * (stopping between moves), and rounds end at chain 0's count. */
+static un_status run_free(un_chains *ch, int64_t moves, volatile int *cancel, chain_job *jobs)
+{
+    int32_t k, n;
+    un_status s = UN_OK;
+    ch->drifted = 1;
+    while (moves > 0 && s == UN_OK) {
+        for (k = 0, n = 0; k < ch->n; k++) {
+            if (ch->dead[k]) continue;
+            jobs[n].pk = ch->chain[k];
+            jobs[n].chain = k;
+            jobs[n].cancel = cancel;
+            jobs[n].stop = ch->stop;
+            jobs[n].sets_stop = k == 0;
+            jobs[n].moves = k == 0 ? (ch->round - ch->pos[0] < moves ? ch->round - ch->pos[0] : moves)
+                                   : INT64_MAX;
+            n++;
+        }
+        un_flag_set(ch->stop, 0);
+        s = run_jobs(ch, jobs, n);
+        mark_dead(ch);
+        ch->pos[0] += s == UN_OK ? jobs[0].moves : jobs[0].made;
+        moves -= jobs[0].moves;
+        if (s == UN_OK && ch->pos[0] >= ch->round) migrate(ch);
+    }
+    return s;
+}
+
+un_status un_chains_run(un_chains *ch, int64_t moves, int lockstep, volatile int *cancel, int *improved)
+{
+    chain_job *jobs;
+    int64_t *left;
+    un_status s;
+    double was;
+    *improved = 0;
+    if (ch->n == 1) return un_packer_run(ch->chain[0], moves, cancel, improved);
+    if (un_packer_start_state(ch->chain[0]) != 1) return UN_EINVAL;
+    jobs = (chain_job *)calloc((size_t)ch->n, sizeof *jobs);
+    left = (int64_t *)malloc((size_t)ch->n * sizeof *left);
+    if (!jobs || !left) { free(jobs); free(left); return UN_ENOMEM; }
+    was = un_packer_best_key(ch->chain[best_chain(ch)]);
+    s = lockstep ? run_lockstep(ch, moves, cancel, jobs, left) : run_free(ch, moves, cancel, jobs);
     free(jobs);
     free(left);
     /* improved: a better layout than the best before the call */

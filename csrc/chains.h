@@ -33,11 +33,13 @@ un_status un_chains_add_locked(un_chains *ch, const un_frings *outline);
 /* Every chain's start, at once; done when the first chain's is (the
  * others, when cancelled, finish theirs on their next run). */
 un_status un_chains_start(un_chains *ch, volatile int *cancel);
-/* `moves` moves of every chain, in threads; *improved when the best of
- * all chains got better.  The result depends on the seed, the number of
- * chains and the moves made so far, never on how they were split into
- * calls or on timing (unless cancelled). */
-un_status un_chains_run(un_chains *ch, int64_t moves, volatile int *cancel, int *improved);
+/* Search in threads; *improved when the best of all chains got better.
+ * lockstep: every chain makes `moves` moves, and the layout depends on the
+ * seed, the number of chains and the moves made so far, never on how they
+ * were split into calls or on timing (unless cancelled).  Otherwise (a
+ * search bounded by time): chain 0 makes `moves` moves and the others move
+ * for as long as it does, so no chain waits for another. */
+un_status un_chains_run(un_chains *ch, int64_t moves, int lockstep, volatile int *cancel, int *improved);
 /* The best layout of all chains (see un_packer_best). */
 int       un_chains_best(const un_chains *ch, un_transform *out);
 /* The best chain's statistics; moves are those of each chain, rejected

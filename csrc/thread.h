@@ -26,6 +26,15 @@ typedef void (*un_job_fn)(void *arg);
  * compute does not depend on which thread ran them. */
 void un_fork_join(un_job_fn fn, void *args, size_t size, int32_t n);
 
+/* A flag one thread sets and others read, ordered (a mutex, or the
+ * Windows interlocked calls): what a job may poll to stop early. */
+typedef struct un_flag un_flag;
+
+un_flag *un_flag_new(void);          /* cleared; NULL when out of memory */
+void     un_flag_free(un_flag *f);
+void     un_flag_set(un_flag *f, int value);
+int      un_flag_get(un_flag *f);
+
 /* Seconds on a monotonic clock (for statistics only: nothing the engine
  * decides may depend on it). */
 double un_clock_seconds(void);

@@ -76,7 +76,7 @@ static void run_in_calls(un_chains *ch, int64_t moves, const int64_t *calls, int
     while (moves > 0) {
         int64_t m = calls[c++ % ncalls];
         if (m > moves) m = moves;
-        CHECK_OK(un_chains_run(ch, m, NULL, &improved));
+        CHECK_OK(un_chains_run(ch, m, 1, NULL, &improved));
         moves -= m;
     }
 }
@@ -155,7 +155,7 @@ static void test_one_chain_is_the_serial_packer(void)
     CHECK_OK(un_chains_start(ch, NULL));
     CHECK_OK(un_packer_start(pk, NULL));
     for (call = 1; call <= 8; call++) {
-        CHECK_OK(un_chains_run(ch, call * 7, NULL, &ia));
+        CHECK_OK(un_chains_run(ch, call * 7, 1, NULL, &ia));
         CHECK_OK(un_packer_run(pk, call * 7, NULL, &ib));
         CHECK_EQ(ia, ib);
         CHECK(un_chains_best(ch, ta) && un_packer_best(pk, tb));
@@ -222,8 +222,8 @@ static void test_chains_match_or_beat_the_serial_search_before_migrating(void)
         int improved;
         CHECK_OK(un_chains_start(one, NULL));
         CHECK_OK(un_chains_start(two, NULL));
-        CHECK_OK(un_chains_run(one, ROUND - 1, NULL, &improved));
-        CHECK_OK(un_chains_run(two, ROUND - 1, NULL, &improved));
+        CHECK_OK(un_chains_run(one, ROUND - 1, 1, NULL, &improved));
+        CHECK_OK(un_chains_run(two, ROUND - 1, 1, NULL, &improved));
         un_chains_stats(one, &s1, NULL);
         un_chains_stats(two, &s2, &p2);
         CHECK_EQ(p2.rounds, 0);
@@ -281,7 +281,7 @@ static void cancel_main(void *arg)
     cancel_job *j = (cancel_job *)arg;
     if (j->ch) {
         int improved;
-        j->status = un_chains_run(j->ch, (int64_t)1 << 40, j->cancel, &improved);
+        j->status = un_chains_run(j->ch, (int64_t)1 << 40, 0, j->cancel, &improved);
         j->stopped = un_clock_seconds();
     } else {
         double t0 = un_clock_seconds();
@@ -319,9 +319,38 @@ static void test_a_cancel_reaches_every_chain(void)
     un_chains_stats(ch, &st, &par);
     CHECK(par.moves_all > 0);
     cancel = 0;
-    CHECK_OK(un_chains_run(ch, ROUND, &cancel, &improved));
+    CHECK_OK(un_chains_run(ch, ROUND, 1, &cancel, &improved));
     un_chains_stats(ch, &st, &par);
     CHECK(par.rounds >= 1);
+    CHECK_EQ(par.chains, 3);
+    CHECK_EQ(st.rejected, 0);
+    un_chains_free(ch);
+    free_islands(isl);
+}
+
+/* Free runs (a search bounded by time): chain 0 makes the moves asked,
+ * the others as many as they manage meanwhile, rounds end at chain 0's
+ * count; lockstep runs go on after them. */
+static void test_free_runs(void)
+{
+    un_frings isl[NISL];
+    un_pack_options o = options(13);
+    un_chains *ch;
+    un_pack_stats st;
+    un_parallel_stats par;
+    int improved, call;
+    islands(isl);
+    ch = new_chains(&o, 3, isl);
+    CHECK_OK(un_chains_start(ch, NULL));
+    for (call = 0; call < 3; call++) CHECK_OK(un_chains_run(ch, 50, 0, NULL, &improved));
+    un_chains_stats(ch, &st, &par);
+    CHECK_EQ(st.moves, 150);
+    CHECK_EQ(par.rounds, 1);
+    CHECK(par.moves_all > 150);   /* the others moved too */
+    CHECK_OK(un_chains_run(ch, ROUND, 1, NULL, &improved));
+    un_chains_stats(ch, &st, &par);
+    CHECK_EQ(st.moves, 150 + ROUND);
+    CHECK_EQ(par.rounds, 2);
     CHECK_EQ(st.rejected, 0);
     un_chains_free(ch);
     free_islands(isl);
@@ -340,11 +369,11 @@ static void test_a_cancelled_start_goes_on(void)
     ch = new_chains(&o, 2, isl);
     CHECK_STATUS(un_chains_start(ch, &cancel), UN_ECANCELLED);
     CHECK(!un_chains_best(ch, t));
-    CHECK_STATUS(un_chains_run(ch, 10, &cancel, &improved), UN_EINVAL);   /* not started */
+    CHECK_STATUS(un_chains_run(ch, 10, 1, &cancel, &improved), UN_EINVAL);   /* not started */
     cancel = 0;
     CHECK_OK(un_chains_start(ch, &cancel));
     CHECK(un_chains_best(ch, t));
-    CHECK_OK(un_chains_run(ch, 200, &cancel, &improved));
+    CHECK_OK(un_chains_run(ch, 200, 1, &cancel, &improved));
     un_chains_free(ch);
     free_islands(isl);
 }
@@ -369,6 +398,7 @@ int main(void)
     RUN(test_chains_are_deterministic_whatever_the_calls);
     RUN(test_chains_match_or_beat_the_serial_search_before_migrating);
     RUN(test_chains_at_a_fixed_scale);
+    RUN(test_free_runs);
     RUN(test_a_cancel_reaches_every_chain);
     RUN(test_a_cancelled_start_goes_on);
     RUN(test_bad_arguments);
