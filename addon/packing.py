@@ -1173,10 +1173,14 @@ class Packer:
             if self._stopped():
                 return False
             deadline = None if seconds is None else time.perf_counter() + seconds
+            # when the moves alone decide (a move budget, no deadline cutting
+            # a move short) every thread's search makes every move; else
+            # no thread waits for another
+            lockstep = iterations is not None and not (hard and deadline is not None)
             with self._stop_at(deadline if hard else None):
-                return self._search(deadline, iterations)
+                return self._search(deadline, iterations, lockstep)
 
-    def _search(self, deadline: Optional[float], left: Optional[int]) -> bool:
+    def _search(self, deadline: Optional[float], left: Optional[int], lockstep: bool) -> bool:
         """The body of ``step()``, with the deadline armed."""
         improved = False
         if not self._exact:
@@ -1191,10 +1195,7 @@ class Packer:
                 break
             n = self._chunk if left is None else min(self._chunk, left)
             t0 = time.perf_counter()
-            # with a move budget every thread's search makes every move
-            # (the layout depends on the moves alone); bounded by time
-            # only, no thread waits for another
-            better, cancelled = self._call(self._core, "run", n, left is not None)
+            better, cancelled = self._call(self._core, "run", n, lockstep)
             spent = time.perf_counter() - t0
             if left is not None:
                 left -= n
