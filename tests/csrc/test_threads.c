@@ -81,16 +81,21 @@ static void run_in_calls(un_chains *ch, int64_t moves, const int64_t *calls, int
     }
 }
 
-static int same_layout(const un_chains *a, const un_chains *b)
+/* Field by field (the structs have padding). */
+static int same_transforms(const un_transform *ta, const un_transform *tb)
 {
-    un_transform ta[NISL], tb[NISL];
     int32_t i;
-    if (!un_chains_best(a, ta) || !un_chains_best(b, tb)) return 0;
     for (i = 0; i < NISL; i++)
         if (ta[i].angle != tb[i].angle || ta[i].flip != tb[i].flip || ta[i].scale != tb[i].scale ||
             ta[i].tx != tb[i].tx || ta[i].ty != tb[i].ty || ta[i].bin != tb[i].bin)
             return 0;
     return 1;
+}
+
+static int same_layout(const un_chains *a, const un_chains *b)
+{
+    un_transform ta[NISL], tb[NISL];
+    return un_chains_best(a, ta) && un_chains_best(b, tb) && same_transforms(ta, tb);
 }
 
 /* ---------------------------------------------------------- fork and join */
@@ -159,7 +164,7 @@ static void test_one_chain_is_the_serial_packer(void)
         CHECK_OK(un_packer_run(pk, call * 7, NULL, &ib));
         CHECK_EQ(ia, ib);
         CHECK(un_chains_best(ch, ta) && un_packer_best(pk, tb));
-        CHECK(memcmp(ta, tb, sizeof ta) == 0);
+        CHECK(same_transforms(ta, tb));
     }
     un_chains_stats(ch, &sa, &par);
     un_packer_stats(pk, &sb);
@@ -214,7 +219,7 @@ static void test_chains_match_or_beat_the_serial_search_before_migrating(void)
     uint64_t seed;
     int differ = 0;
     islands(isl);
-    for (seed = 1; seed <= 2; seed++) {
+    for (seed = 1; seed <= 6 && !differ; seed++) {
         un_pack_options o = options(seed);
         un_chains *one = new_chains(&o, 1, isl), *two = new_chains(&o, 2, isl);
         un_pack_stats s1, s2;
