@@ -534,7 +534,9 @@ class Packer:
             texture_size=)`` applies them).
         rotation: ``'none'``, ``'90'`` or ``'any'`` (default), with
             ``rotation_step`` in degrees for ``'any'`` (default 5, at least
-            0.5; angles are relative to each island's minimal bounding box).
+            0.5; angles are relative to each island's minimal bounding box),
+            plus each island's edge-aligned angles: those that put one of
+            its long edges, or its convex hull's, on an axis.
             With ``'any'`` and up to 300 islands, a second search with
             every island as given (unturned) runs alongside and wins when
             it packs tighter: pieces cut to fit, or islands an artist
@@ -544,7 +546,11 @@ class Packer:
             runs alongside: each island goes where it touches its
             neighbours and the border the most, which assembles
             interlocking pieces; with ``'90'`` it also picks the quarter
-            turn that touches the most.
+            turn that touches the most.  With ``'any'`` and up to 64
+            islands, an aligned contact search picks among each island's
+            edge-aligned angles the one that touches the most (instead of
+            the as-given searches when most islands have no edge on an
+            axis as given: islands turned by an unwrap).
         flip: allow mirroring (default False).
         shape: ``'concave'`` (default), ``'convex'`` or ``'box'`` (bounding
             rectangles, skyline bottom-left: the fastest).  With

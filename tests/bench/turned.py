@@ -1,0 +1,105 @@
+"""The turned puzzles: uvnest against sparrow on the Terashima bins with every piece turned.
+
+    python -m tests.bench.turned --seconds 10                  # uvnest and sparrow, turned puzzles
+    python -m tests.bench.turned --seconds 10 --given          # the puzzles as given instead
+    python -m tests.bench.turned --packers uvnest --seconds 3 --seed 1
+
+Each piece of each Terashima bin is turned by its own seeded random angle
+(:func:`tests.bench.puzzles.turned_puzzle_models`).  uvnest packs with
+``rotation="any"`` (``uvnest.pack``, one call, the time limit counted from
+the call); sparrow (:mod:`tests.bench.peers_sparrow`) gets the same seconds
+as its total computation time and one worker.  Every layout goes through
+the checker; the score is coverage over the known optimum (an invalid
+layout scores 0).  Prints a Markdown table: per puzzle the pieces and both
+scores, then the medians, the median over puzzles of 6 pieces or fewer, and
+on how many puzzles uvnest is at least as good as sparrow.
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+from typing import Dict, List, Optional
+
+from .checker import check_layout
+from .common import Model, PackOutcome
+from .peers_sparrow import pack_with_sparrow
+from .peers_uvnest import pack_with_uvnest
+from .puzzles import TURN_SEED, puzzle_models, turned_puzzle_models
+
+#: Puzzles of this many pieces or fewer are the "small" ones of issue 28's targets.
+SMALL = 6
+
+
+def score(model: Model, outcome: PackOutcome) -> float:
+    """Checked coverage over the optimum (0 for an invalid or missing layout)."""
+    if not outcome.ok or outcome.uvs is None or not model.optimum:
+        return 0.0
+    return check_layout(model, outcome.uvs, 0.0, packer=outcome.packer).coverage / model.optimum
+
+
+def pieces(model: Model) -> int:
+    """Islands of a puzzle model (one per piece)."""
+    from .checker import analyse
+
+    return analyse(model).n_islands
+
+
+def run(models: List[Model], packers: List[str], seconds: float, seed: int) -> Dict[str, Dict[str, float]]:
+    """Scores per model and packer, printed as they come."""
+    scores: Dict[str, Dict[str, float]] = {}
+    for m in models:
+        row: Dict[str, float] = {}
+        for p in packers:
+            if p == "uvnest":
+                out = pack_with_uvnest(m, 0.0, time_limit=seconds, seed=seed)
+            else:
+                out = pack_with_sparrow(m, time_limit=seconds, seed=seed)
+            row[p] = score(m, out)
+        scores[m.name] = row
+        print(m.name, " ".join(f"{p} {v:.4f}" for p, v in row.items()), flush=True)
+    return scores
+
+
+def table(models: List[Model], scores: Dict[str, Dict[str, float]], packers: List[str]) -> str:
+    """The Markdown table of :func:`run`'s scores."""
+    lines = ["| puzzle | pieces | " + " | ".join(packers) + " |", "|---|---|" + "---|" * len(packers)]
+    n_of = {m.name: pieces(m) for m in models}
+    for m in models:
+        lines.append(f"| {m.name} | {n_of[m.name]} | " + " | ".join(f"{scores[m.name][p]:.4f}" for p in packers) + " |")
+    lines.append("| **median** | | " + " | ".join(
+        f"**{statistics.median(scores[m.name][p] for m in models):.4f}**" for p in packers) + " |")
+    small = [m for m in models if n_of[m.name] <= SMALL]
+    if small:
+        lines.append(f"| median, {SMALL} pieces or fewer | | " + " | ".join(
+            f"{statistics.median(scores[m.name][p] for m in small):.4f}" for p in packers) + " |")
+    if "uvnest" in packers and "sparrow" in packers:
+        wins = sum(scores[m.name]["uvnest"] >= scores[m.name]["sparrow"] for m in models)
+        lines.append(f"\nuvnest at least as good as sparrow on {wins} of {len(models)}.")
+    return "\n".join(lines)
+
+
+def main(argv: Optional[List[str]] = None) -> None:
+    """Command line: see the module docstring."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seconds", type=float, default=10.0, help="time per run (default: %(default)s)")
+    ap.add_argument("--seed", type=int, default=0, help="packers' seed (default: %(default)s)")
+    ap.add_argument("--turn-seed", type=int, default=TURN_SEED, help="seed of the turns (default: %(default)s)")
+    ap.add_argument("--packers", default="uvnest,sparrow", help="comma-separated: uvnest, sparrow")
+    ap.add_argument("--given", action="store_true", help="the Terashima puzzles as given, not turned")
+    ap.add_argument("--only", default="", help="comma-separated parts of puzzle names to keep")
+    args = ap.parse_args(argv)
+    packers = [p for p in args.packers.split(",") if p]
+    for p in packers:
+        if p not in ("uvnest", "sparrow"):
+            ap.error(f"unknown packer {p!r}")
+    models = ([m for m in puzzle_models() if "terashima" in m.name] if args.given
+              else turned_puzzle_models(seed=args.turn_seed))
+    if args.only:
+        models = [m for m in models if any(s in m.name for s in args.only.split(","))]
+    scores = run(models, packers, args.seconds, args.seed)
+    print()
+    print(table(models, scores, packers))
+
+
+if __name__ == "__main__":
+    main()
