@@ -7,7 +7,7 @@
 Each piece of each Terashima bin is turned by its own seeded random angle
 (:func:`tests.bench.puzzles.turned_puzzle_models`).  uvnest packs with
 ``rotation="any"`` (``uvnest.pack``, one call, the time limit counted from
-the call); sparrow (:mod:`tests.bench.peers_sparrow`) gets the same seconds
+the call, one thread: ``--threads`` for more); sparrow (:mod:`tests.bench.peers_sparrow`) gets the same seconds
 as its total computation time and one worker.  Every layout goes through
 the checker; the score is coverage over the known optimum (an invalid
 layout scores 0).  Prints a Markdown table: per puzzle the pieces and both
@@ -17,13 +17,15 @@ on how many puzzles uvnest is at least as good as sparrow.
 from __future__ import annotations
 
 import argparse
+import inspect
 import statistics
+import time
 from typing import Dict, List, Optional
 
 from .checker import check_layout
 from .common import Model, PackOutcome
 from .peers_sparrow import pack_with_sparrow
-from .peers_uvnest import pack_with_uvnest
+from .peers_uvnest import uvnest_api, uvnest_options
 from .puzzles import TURN_SEED, puzzle_models, turned_puzzle_models
 
 #: Puzzles of this many pieces or fewer are the "small" ones of issue 28's targets.
@@ -44,14 +46,28 @@ def pieces(model: Model) -> int:
     return analyse(model).n_islands
 
 
-def run(models: List[Model], packers: List[str], seconds: float, seed: int) -> Dict[str, Dict[str, float]]:
+def pack_uvnest(model: Model, seconds: float, seed: int, threads: int) -> PackOutcome:
+    """One ``uvnest.pack`` call on ``threads`` threads (builds from before
+    ``threads`` existed run on one)."""
+    api = uvnest_api()
+    options = uvnest_options(model, 0.0, seed)
+    if "threads" in inspect.signature(api.pack).parameters:
+        options["threads"] = threads
+    t0 = time.perf_counter()
+    result = api.pack(model.uvs, model.faces, time_limit=seconds, **options)
+    wall = time.perf_counter() - t0
+    return PackOutcome("uvnest", model.name, result.uvs, wall, times=[wall])
+
+
+def run(models: List[Model], packers: List[str], seconds: float, seed: int,
+        threads: int = 1) -> Dict[str, Dict[str, float]]:
     """Scores per model and packer, printed as they come."""
     scores: Dict[str, Dict[str, float]] = {}
     for m in models:
         row: Dict[str, float] = {}
         for p in packers:
             if p == "uvnest":
-                out = pack_with_uvnest(m, 0.0, time_limit=seconds, seed=seed)
+                out = pack_uvnest(m, seconds, seed, threads)
             else:
                 out = pack_with_sparrow(m, time_limit=seconds, seed=seed)
             row[p] = score(m, out)
@@ -87,6 +103,7 @@ def main(argv: Optional[List[str]] = None) -> None:
     ap.add_argument("--packers", default="uvnest,sparrow", help="comma-separated: uvnest, sparrow")
     ap.add_argument("--given", action="store_true", help="the Terashima puzzles as given, not turned")
     ap.add_argument("--only", default="", help="comma-separated parts of puzzle names to keep")
+    ap.add_argument("--threads", type=int, default=1, help="uvnest's threads (default: %(default)s)")
     args = ap.parse_args(argv)
     packers = [p for p in args.packers.split(",") if p]
     for p in packers:
@@ -96,7 +113,7 @@ def main(argv: Optional[List[str]] = None) -> None:
               else turned_puzzle_models(seed=args.turn_seed))
     if args.only:
         models = [m for m in models if any(s in m.name for s in args.only.split(","))]
-    scores = run(models, packers, args.seconds, args.seed)
+    scores = run(models, packers, args.seconds, args.seed, args.threads)
     print()
     print(table(models, scores, packers))
 
