@@ -992,7 +992,7 @@ static PyMethodDef packer_methods[] = {
      "None when the islands cannot fit the target"},
     {"run", (PyCFunction)packer_run, METH_VARARGS,
      "run(moves, lockstep=True) -> (improved, cancelled); lockstep False: the other threads' chains move "
-     "as long as the first does (a search bounded by time)"},
+     "until the first is done (a search bounded by time)"},
     {"cancel", (PyCFunction)packer_cancel, METH_NOARGS, "cancel(): stop a running call (any thread)"},
     {"reset_cancel", (PyCFunction)packer_reset_cancel, METH_NOARGS, "clear the cancel flag"},
     {"best", (PyCFunction)packer_best, METH_NOARGS, "best() -> (angle, flip, scale, translation) or None"},

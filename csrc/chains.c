@@ -18,9 +18,13 @@
  * seed, a number of chains and a number of moves decide the layout,
  * however the moves were split into calls (each call is a fork and join of
  * the chains, and a chain's moves do not depend on where a call ended).
- * A cancel reaches every chain through the one flag they all poll; after
- * one, chains may stand at different points of their round, and the next
- * calls bring each to the round's end before the migration.
+ * That is the lockstep run, for a move budget.  A search bounded by time
+ * runs free instead: chain 0 makes the moves asked, the others move until
+ * it is done and are then cancelled (a free run's rounds end at chain 0's
+ * count), so no chain waits for another.  A cancel reaches every chain
+ * through the one flag they all poll (in a free run, through chain 0);
+ * after one, chains may stand at different points of their round, and the
+ * next lockstep calls bring each to the round's end before the migration.
  *
  * Start.  Every chain makes its own first layout, at once (the start uses
  * no random numbers unless its rescue runs, so they find the same one):
@@ -53,7 +57,8 @@ struct un_chains {
     int64_t    *pos;          /* per chain: moves made in the current round */
     int        *dead;         /* per chain: its start failed, it takes no part */
     int         drifted;      /* a free run left the other chains' pos behind */
-    un_flag    *stop;         /* set when chain 0's moves of a free run are done */
+    volatile int halt;        /* cancels the other chains of a free run: set
+                               * when chain 0's moves are done */
     un_parallel_stats st;
 };
 
@@ -63,8 +68,7 @@ typedef struct {
     int32_t       chain;      /* its index */
     int64_t       moves;      /* to make; 0 with a start: the start only */
     volatile int *cancel;
-    un_flag      *stop;       /* NULL, or: stop between moves once it is set */
-    int           sets_stop;  /* set `stop` when done */
+    volatile int *halt;       /* NULL, or set it when done (free runs' chain 0) */
     un_status     status;
     int64_t       made;       /* moves made */
     double        seconds;    /* time spent */
@@ -83,8 +87,8 @@ un_status un_chains_new(const un_pack_options *opt, int32_t threads, un_chains *
     ch->chain = (un_packer **)calloc((size_t)threads, sizeof *ch->chain);
     ch->pos = (int64_t *)calloc((size_t)threads, sizeof *ch->pos);
     ch->dead = (int *)calloc((size_t)threads, sizeof *ch->dead);
-    ch->stop = un_flag_new();
-    if (!ch->chain || !ch->pos || !ch->dead || !ch->stop) { un_chains_free(ch); return UN_ENOMEM; }
+    if (!ch->chain || !ch->pos || !ch->dead) { un_chains_free(ch); return UN_ENOMEM; }
+    UN_POLLED_FLAG(&ch->halt);
     o = *opt;
     o.cache_bytes = opt->cache_bytes / threads;
     for (k = 0; k < threads && s == UN_OK; k++) {
@@ -108,7 +112,6 @@ void un_chains_free(un_chains *ch)
     free(ch->chain);
     free(ch->pos);
     free(ch->dead);
-    un_flag_free(ch->stop);
     free(ch);
 }
 
@@ -160,24 +163,20 @@ static void chain_main(void *arg)
     j->made = 0;
     if (un_packer_start_state(j->pk) == 0) j->status = un_packer_start(j->pk, j->cancel);
     if (j->status == UN_OK && j->moves > 0) {
-        int64_t i;
         un_packer_stats(j->pk, &before);
-        if (!j->stop || j->sets_stop) j->status = un_packer_run(j->pk, j->moves, j->cancel, &improved);
-        else
-            for (i = 0; i < j->moves && j->status == UN_OK && !un_flag_get(j->stop); i++)
-                j->status = un_packer_run(j->pk, 1, j->cancel, &improved);
+        j->status = un_packer_run(j->pk, j->moves, j->cancel, &improved);
         un_packer_stats(j->pk, &after);
         j->made = after.moves - before.moves;
     }
-    if (j->sets_stop) un_flag_set(j->stop, 1);
+    if (j->halt) *j->halt = 1;
     j->seconds = un_clock_seconds() - t0;
 }
 
 /* Run jobs[0..n) at once; the first failure (not a cancel) of a live
- * chain, else UN_ECANCELLED if any chain was cancelled, else UN_OK.  A
- * chain whose start failed drops out (the first chain's failure is
- * returned). */
-static un_status run_jobs(un_chains *ch, chain_job *jobs, int32_t n)
+ * chain, else UN_ECANCELLED if a chain was cancelled (with `halted`, only
+ * chain 0's cancel counts: the others were halted), else UN_OK.  A chain
+ * whose start failed drops out (the first chain's failure is returned). */
+static un_status run_jobs(un_chains *ch, chain_job *jobs, int32_t n, int halted)
 {
     double t0 = un_clock_seconds();
     un_status s = UN_OK;
@@ -188,7 +187,7 @@ static un_status run_jobs(un_chains *ch, chain_job *jobs, int32_t n)
     for (i = 0; i < n; i++) {
         ch->st.chain_seconds += jobs[i].seconds;
         ch->st.moves_all += jobs[i].made;
-        if (jobs[i].status == UN_ECANCELLED) cancelled = 1;
+        if (jobs[i].status == UN_ECANCELLED) cancelled |= !halted || jobs[i].chain == 0;
         else if (jobs[i].status != UN_OK && s == UN_OK) {
             if (jobs[i].pk != ch->chain[0] && un_packer_start_state(jobs[i].pk) < 0 && jobs[i].status == UN_ENOFIT)
                 continue;
@@ -221,7 +220,7 @@ un_status un_chains_start(un_chains *ch, volatile int *cancel)
             jobs[n].chain = k;
             n++;
         }
-    s = run_jobs(ch, jobs, n);
+    s = run_jobs(ch, jobs, n, 0);
     free(jobs);
     mark_dead(ch);
     /* done when the first chain is: the others finish on their next run */
@@ -265,8 +264,7 @@ static int32_t next_jobs(const un_chains *ch, const int64_t *left, volatile int 
         jobs[n].moves = quota > 0 ? quota : 0;
         jobs[n].cancel = cancel;
         jobs[n].chain = k;
-        jobs[n].stop = NULL;
-        jobs[n].sets_stop = 0;
+        jobs[n].halt = NULL;
         n++;
     }
     return n;
@@ -286,7 +284,7 @@ static un_status run_lockstep(un_chains *ch, int64_t moves, volatile int *cancel
     for (k = 0; k < ch->n; k++) left[k] = ch->dead[k] ? 0 : moves;
     while ((n = next_jobs(ch, left, cancel, jobs)) > 0) {
         int more = 0, at_end = 1;
-        s = run_jobs(ch, jobs, n);
+        s = run_jobs(ch, jobs, n, 0);
         mark_dead(ch);
         for (i = 0; i < n; i++) {
             /* without a cancel a chain makes every move asked (or has none
@@ -307,8 +305,13 @@ static un_status run_lockstep(un_chains *ch, int64_t moves, volatile int *cancel
     return s;
 }
 
-/* Free: chain 0 makes its moves, the others move as long as it does
- * (stopping between moves), and rounds end at chain 0's count. */
+/* Free: chain 0 makes its moves, the others move until it is done (then
+ * they are cancelled, in the middle of a move if need be: a chain's move
+ * may take seconds, its side search's start far longer, and chain 0 must
+ * not wait for it), and rounds end at chain 0's count.  A chain whose
+ * start is not done (a cancel came during un_chains_start) finishes it
+ * under the caller's cancel: cancelled at every call, a start of fills
+ * longer than a call would never end. */
 static un_status run_free(un_chains *ch, int64_t moves, volatile int *cancel, chain_job *jobs)
 {
     int32_t k, n;
@@ -316,18 +319,18 @@ static un_status run_free(un_chains *ch, int64_t moves, volatile int *cancel, ch
     ch->drifted = 1;
     while (moves > 0 && s == UN_OK) {
         for (k = 0, n = 0; k < ch->n; k++) {
+            int started = un_packer_start_state(ch->chain[k]) == 1;
             if (ch->dead[k]) continue;
             jobs[n].pk = ch->chain[k];
             jobs[n].chain = k;
-            jobs[n].cancel = cancel;
-            jobs[n].stop = ch->stop;
-            jobs[n].sets_stop = k == 0;
+            jobs[n].cancel = k == 0 || !started ? cancel : &ch->halt;
+            jobs[n].halt = k == 0 ? &ch->halt : NULL;
             jobs[n].moves = k == 0 ? (ch->round - ch->pos[0] < moves ? ch->round - ch->pos[0] : moves)
                                    : INT64_MAX;
             n++;
         }
-        un_flag_set(ch->stop, 0);
-        s = run_jobs(ch, jobs, n);
+        ch->halt = 0;   /* before the threads start: they see it */
+        s = run_jobs(ch, jobs, n, 1);
         mark_dead(ch);
         ch->pos[0] += s == UN_OK ? jobs[0].moves : jobs[0].made;
         moves -= jobs[0].moves;

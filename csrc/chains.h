@@ -38,7 +38,7 @@ un_status un_chains_start(un_chains *ch, volatile int *cancel);
  * seed, the number of chains and the moves made so far, never on how they
  * were split into calls or on timing (unless cancelled).  Otherwise (a
  * search bounded by time): chain 0 makes `moves` moves and the others move
- * for as long as it does, so no chain waits for another. */
+ * until it is done, then are cancelled, so no chain waits for another. */
 un_status un_chains_run(un_chains *ch, int64_t moves, int lockstep, volatile int *cancel, int *improved);
 /* The best layout of all chains (see un_packer_best). */
 int       un_chains_best(const un_chains *ch, un_transform *out);

@@ -47,31 +47,6 @@ static void os_join(os_thread t)
     CloseHandle(t);
 }
 
-struct un_flag {
-    volatile LONG value;
-};
-
-void un_flag_set(un_flag *f, int value)
-{
-    InterlockedExchange(&f->value, (LONG)value);
-}
-
-int un_flag_get(un_flag *f)
-{
-    return (int)InterlockedCompareExchange(&f->value, 0, 0);
-}
-
-static int flag_init(un_flag *f)
-{
-    f->value = 0;
-    return 1;
-}
-
-static void flag_destroy(un_flag *f)
-{
-    (void)f;
-}
-
 double un_clock_seconds(void)
 {
     LARGE_INTEGER f, c;
@@ -110,38 +85,6 @@ static void os_join(os_thread t)
     pthread_join(t, NULL);
 }
 
-struct un_flag {
-    pthread_mutex_t lock;
-    int             value;
-};
-
-void un_flag_set(un_flag *f, int value)
-{
-    pthread_mutex_lock(&f->lock);
-    f->value = value;
-    pthread_mutex_unlock(&f->lock);
-}
-
-int un_flag_get(un_flag *f)
-{
-    int v;
-    pthread_mutex_lock(&f->lock);
-    v = f->value;
-    pthread_mutex_unlock(&f->lock);
-    return v;
-}
-
-static int flag_init(un_flag *f)
-{
-    f->value = 0;
-    return pthread_mutex_init(&f->lock, NULL) == 0;
-}
-
-static void flag_destroy(un_flag *f)
-{
-    pthread_mutex_destroy(&f->lock);
-}
-
 double un_clock_seconds(void)
 {
     struct timespec ts;
@@ -150,23 +93,6 @@ double un_clock_seconds(void)
 }
 
 #endif
-
-un_flag *un_flag_new(void)
-{
-    un_flag *f = (un_flag *)malloc(sizeof *f);
-    if (f && !flag_init(f)) {
-        free(f);
-        f = NULL;
-    }
-    return f;
-}
-
-void un_flag_free(un_flag *f)
-{
-    if (!f) return;
-    flag_destroy(f);
-    free(f);
-}
 
 void un_fork_join(un_job_fn fn, void *args, size_t size, int32_t n)
 {

@@ -26,14 +26,16 @@ typedef void (*un_job_fn)(void *arg);
  * compute does not depend on which thread ran them. */
 void un_fork_join(un_job_fn fn, void *args, size_t size, int32_t n);
 
-/* A flag one thread sets and others read, ordered (a mutex, or the
- * Windows interlocked calls): what a job may poll to stop early. */
-typedef struct un_flag un_flag;
-
-un_flag *un_flag_new(void);          /* cleared; NULL when out of memory */
-void     un_flag_free(un_flag *f);
-void     un_flag_set(un_flag *f, int value);
-int      un_flag_get(un_flag *f);
+/* The engine's cancel flags are volatile ints one thread sets while others
+ * poll them (uvnest.h): a race by design, harmless since a flag only ever
+ * goes from 0 to 1 while it is polled and the reader acts on it at its next
+ * check.  ThreadSanitizer is told so (every other access stays checked). */
+#if defined(__SANITIZE_THREAD__)
+void AnnotateBenignRaceSized(const char *file, int line, const volatile void *mem, long size, const char *desc);
+#define UN_POLLED_FLAG(p) AnnotateBenignRaceSized(__FILE__, __LINE__, (p), (long)sizeof *(p), "cancel flag")
+#else
+#define UN_POLLED_FLAG(p) ((void)(p))
+#endif
 
 /* Seconds on a monotonic clock (for statistics only: nothing the engine
  * decides may depend on it). */

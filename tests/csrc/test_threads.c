@@ -13,16 +13,6 @@
 #include "chains.h"
 #include "thread.h"
 
-#if defined(__SANITIZE_THREAD__)
-/* The cancel flag is a volatile int the engine polls while another thread
- * sets it (the binding's way, and every caller's): a benign race by
- * design, which ThreadSanitizer is told of.  Every other access must be
- * race free. */
-void AnnotateBenignRaceSized(const char *file, int line, const volatile void *mem, long size, const char *desc);
-#define BENIGN_FLAG(p) AnnotateBenignRaceSized(__FILE__, __LINE__, (p), (long)sizeof *(p), "cancel flag")
-#else
-#define BENIGN_FLAG(p) ((void)(p))
-#endif
 
 #define NISL 10
 
@@ -308,7 +298,7 @@ static void test_a_cancel_reaches_every_chain(void)
     un_pack_stats st;
     un_parallel_stats par;
     int improved;
-    BENIGN_FLAG(&cancel);
+    UN_POLLED_FLAG(&cancel);   /* set from the canceller thread */
     islands(isl);
     ch = new_chains(&o, 3, isl);
     CHECK_OK(un_chains_start(ch, &cancel));
