@@ -167,3 +167,19 @@ def test_the_default_uses_every_core(islands):
     uvs, faces = islands
     p = uvnest.Packer(uvs, faces, margin=MARGIN)
     assert p.stats["chains"] == uvnest.cpu_cores()
+
+
+@pytest.mark.parametrize("jobs, files, scheduler, expected", [
+    (None, 1, None, lambda cores: cores),                     # one file: every core
+    (None, 50, None, lambda cores: 1),                        # a file per core
+    (2, 50, None, lambda cores: max(1, cores // 2)),          # -j 2: half the cores each
+    (4, 2, None, lambda cores: max(1, cores // 2)),           # only 2 files at once
+    (None, 50, "local", lambda cores: 1),                     # a LocalCluster: a worker per core
+    (None, 50, "tcp://head:8786", lambda cores: None),        # a cluster: each worker's cores
+])
+def test_the_command_line_divides_the_cores_between_the_files(jobs, files, scheduler, expected):
+    import argparse
+
+    from uvnest.cli.pack import _threads_per_file
+    args = argparse.Namespace(jobs=jobs, scheduler=scheduler)
+    assert _threads_per_file(args, files) == expected(uvnest.cpu_cores())
