@@ -420,6 +420,17 @@ double un_contact_walls(const un_rings *a, un_pt ta, un_pt lo, un_pt hi, double 
  * smaller in size (queries keep theirs so). */
 typedef struct { int64_t lx, ly, hx, hy; } un_box;
 
+/* The box of segment a-b (or of the two points). */
+static inline un_box un_box_of_segment(un_pt a, un_pt b)
+{
+    un_box r;
+    r.lx = a.x < b.x ? a.x : b.x;
+    r.hx = a.x < b.x ? b.x : a.x;
+    r.ly = a.y < b.y ? a.y : b.y;
+    r.hy = a.y < b.y ? b.y : a.y;
+    return r;
+}
+
 static inline void un_box_add(un_box *b, const un_box *c)
 {
     if (c->lx < b->lx) b->lx = c->lx;

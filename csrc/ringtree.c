@@ -13,20 +13,10 @@
  */
 #include "internal.h"
 
-static un_box edge_box(un_pt a, un_pt b)
-{
-    un_box r;
-    r.lx = a.x < b.x ? a.x : b.x;
-    r.hx = a.x < b.x ? b.x : a.x;
-    r.ly = a.y < b.y ? a.y : b.y;
-    r.hy = a.y < b.y ? b.y : a.y;
-    return r;
-}
-
 static void ring_edge_box(const void *ctx, int32_t i, un_box *b)
 {
     const un_ringtree *rt = (const un_ringtree *)ctx;
-    *b = edge_box(rt->p[i], rt->p[(i + 1) % rt->m]);
+    *b = un_box_of_segment(rt->p[i], rt->p[(i + 1) % rt->m]);
 }
 
 un_status un_ringtree_build(un_ringtree *rt, const un_pt *p, int32_t m)
@@ -68,7 +58,7 @@ static int tree_crosses_itself(const un_ringtree *rt)
 {
     int32_t i, first, end;
     for (i = 0; i < rt->m; i++) {
-        un_box q = edge_box(rt->p[i], rt->p[(i + 1) % rt->m]);
+        un_box q = un_box_of_segment(rt->p[i], rt->p[(i + 1) % rt->m]);
         un_boxwalk w;
         un_boxwalk_begin(&w, &rt->tree, &q);
         while (un_boxwalk_next(&w, &first, &end))

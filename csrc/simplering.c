@@ -28,11 +28,7 @@ static un_pt edge_end(const edge_set *s, int32_t e)
 static void edge_box(const void *ctx, int32_t e, un_box *b)
 {
     const edge_set *s = (const edge_set *)ctx;
-    un_pt p = s->r->pts[e], q = edge_end(s, e);
-    b->lx = p.x < q.x ? p.x : q.x;
-    b->hx = p.x < q.x ? q.x : p.x;
-    b->ly = p.y < q.y ? p.y : q.y;
-    b->hy = p.y < q.y ? q.y : p.y;
+    *b = un_box_of_segment(s->r->pts[e], edge_end(s, e));
 }
 
 /* Is c on the closed segment ab, given that the three are collinear? */

@@ -210,20 +210,10 @@ static double point_chain_dist(const simp *S, int32_t r, int32_t a, int32_t b, d
  * small.  apply() grows the boxes where edges change and removes slots that
  * die. */
 
-static un_box pts_box(un_pt a, un_pt b)
-{
-    un_box r;
-    r.lx = a.x < b.x ? a.x : b.x;
-    r.hx = a.x < b.x ? b.x : a.x;
-    r.ly = a.y < b.y ? a.y : b.y;
-    r.hy = a.y < b.y ? b.y : a.y;
-    return r;
-}
-
 static void slot_box(const void *ctx, int32_t i, un_box *b)
 {
     const simp *S = (const simp *)ctx;
-    *b = pts_box(S->p[i], S->p[S->next[i]]);
+    *b = un_box_of_segment(S->p[i], S->p[S->next[i]]);
 }
 
 typedef struct {
@@ -256,8 +246,8 @@ static int triangle_blocked(const simp *S, un_pt a, un_pt b, un_pt c, const int3
     int32_t i0, i1;
     if (un_orient(a, b, c) < 0) { un_pt x = b; b = c; c = x; }
     t.a = a; t.b = b; t.c = c;
-    t.box = pts_box(a, b);
-    bc = pts_box(b, c);
+    t.box = un_box_of_segment(a, b);
+    bc = un_box_of_segment(b, c);
     un_box_add(&t.box, &bc);
     t.skip = skip;
     un_boxwalk_begin(&w, &S->tree, &t.box);
@@ -283,7 +273,7 @@ static int seg_leaf(const simp *S, int32_t i0, int32_t i1, un_pt a, un_pt b)
  * boxes that meet a-b's.) */
 static int segment_blocked(const simp *S, un_pt a, un_pt b)
 {
-    un_box q = pts_box(a, b);
+    un_box q = un_box_of_segment(a, b);
     un_boxwalk w;
     int32_t i0, i1;
     un_boxwalk_begin(&w, &S->tree, &q);
@@ -295,7 +285,7 @@ static int segment_blocked(const simp *S, un_pt a, un_pt b)
 /* The edge leaving slot i is now a-b. */
 static void edge_changed(simp *S, int32_t i, un_pt a, un_pt b)
 {
-    un_box e = pts_box(a, b);
+    un_box e = un_box_of_segment(a, b);
     un_boxtree_grow(&S->tree, i, &e);
 }
 
