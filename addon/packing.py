@@ -365,8 +365,11 @@ def _options(margin: float, margin_px: Optional[float], texture_size, rotation: 
 def _packing_shape(isl: Island, shape: str) -> Tuple[List[np.ndarray], float]:
     """The outline the engine packs (it holds every UV of the island, needles
     and zero-area faces too: see ``uvnest.islands``), and the area the
-    engine counts (the island's, or the outline's when it has none)."""
+    engine counts (the island's, or the outline's when it has none: a strip
+    of a tiny segment far from the origin can round to no area in floats,
+    and the engine needs some)."""
     area = isl.area if isl.area > 0 else float(abs(ring_areas(isl.outline).sum()))
+    area = max(area, float(np.finfo(np.float64).tiny))
     if shape == "convex":
         return _core.hull(isl.outline), area
     if shape == "box":

@@ -39,8 +39,10 @@ FIXED_OVERHANG = 2.0 ** -20
 TRANSFORM_TOL = 1e-9
 #: Coverage must match the shapely measure this closely.
 COVERAGE_TOL = 1e-6
-#: Faces with |area| at most this (relative to the squared extent) cover nothing.
-ZERO_AREA_REL = 1e-24
+#: A face whose area is at most this times its bounding box's squared
+#: diagonal (narrower than about this share of its size) counts as the path
+#: through its corners.
+FLAT_WIDTH = 1e-10
 
 
 def faces_csr(faces) -> Tuple[np.ndarray, np.ndarray]:
@@ -79,10 +81,15 @@ def island_geometries(uvs: np.ndarray, faces, face_island: np.ndarray, n: int) -
     sizes, idx = faces_csr(faces)
     uvs = np.asarray(uvs, dtype=np.float64)
     polys, signed = _face_polygons(uvs[idx], sizes)
-    ext = float(np.ptp(uvs[idx], axis=0).max()) if idx.size else 1.0
-    # flat: no area to speak of, or nothing left once repaired (make_valid
-    # of a near-flat face can give an empty or a lower-dimensional shape)
-    flat = np.flatnonzero(~(np.abs(signed) > ZERO_AREA_REL * max(ext, 1e-300) ** 2)
+    # flat: narrower than FLAT_WIDTH of its own size (a sliver within that
+    # of the path through its corners; GEOS unions of such slivers drop
+    # polygons), or nothing left once repaired (make_valid of a near-flat
+    # face can give an empty or a lower-dimensional shape)
+    starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+    lo = np.minimum.reduceat(uvs[idx], starts, axis=0) if idx.size else np.zeros((0, 2))
+    hi = np.maximum.reduceat(uvs[idx], starts, axis=0) if idx.size else np.zeros((0, 2))
+    diag = np.hypot(*(hi - lo).T)
+    flat = np.flatnonzero(~(np.abs(signed) > FLAT_WIDTH * diag ** 2)
                           | shapely.is_empty(polys) | ~(shapely.area(polys) > 0))
     if flat.size:
         # each flat face as the closed path through its corners
@@ -95,13 +102,25 @@ def island_geometries(uvs: np.ndarray, faces, face_island: np.ndarray, n: int) -
         point = shapely.is_empty(paths) | ~(shapely.length(paths) > 0)
         paths[point] = shapely.points(uvs[idx[start[flat[point]]]])
         polys[flat] = paths
+    # the faces with area united; the flat ones kept beside them in a
+    # collection (GEOS's union of lines along polygon edges can drop a
+    # polygon: a quad strip with a flat face on its edge lost half its area)
+    is_flat = np.zeros(len(polys), dtype=bool)
+    is_flat[flat] = True
     order = np.argsort(face_island, kind="stable")
     cuts = np.searchsorted(face_island[order], np.arange(n + 1))
     out = np.empty(n, dtype=object)
     for i in range(n):
-        mine = polys[order[cuts[i]:cuts[i + 1]]]
-        out[i] = mine[0] if mine.size == 1 else shapely.union_all(mine)
+        mine = order[cuts[i]:cuts[i + 1]]
+        solid, thin = polys[mine[~is_flat[mine]]], polys[mine[is_flat[mine]]]
+        body = solid[0] if solid.size == 1 else shapely.union_all(solid) if solid.size else shapely.Polygon()
+        out[i] = body if not thin.size else shapely.geometrycollections([body, *thin])
     return out
+
+
+def polygonal(geom):
+    """The part of an island geometry with area (see island_geometries)."""
+    return geom.geoms[0] if geom.geom_type == "GeometryCollection" else geom
 
 
 def check_tolerance(target: Sequence[float], geoms: np.ndarray) -> float:
@@ -319,7 +338,7 @@ def check_pack(result, uvs_in: np.ndarray, faces, *, margin: float,
                         problems.append(f"islands {a} and {b} overlap (area {shapely.area(inter):.3g})")
 
     # ---- coverage: union of the output inside the target
-    inside = shapely.intersection(shapely.union_all(geoms), shapely.box(x0, y0, x1, y1))
+    inside = shapely.intersection(shapely.union_all([polygonal(g) for g in geoms]), shapely.box(x0, y0, x1, y1))
     coverage = float(shapely.area(inside)) / ((x1 - x0) * (y1 - y0))
     if fit and not abs(coverage - result.coverage) <= COVERAGE_TOL:
         problems.append(f"coverage {result.coverage!r} but shapely measures {coverage!r}")
