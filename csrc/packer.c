@@ -463,30 +463,6 @@ static un_status prepare_once(un_packer *pk, double L_est)
 /* prepare_once, then the islands' shapes: simplified outlines, bases
  * and reference points, island by island (cancellable: a later call goes
  * on with the next island). */
-/* A box around an outline too flat for floats: its bounding box, grown on
- * each side by 2^-40 of its largest coordinate or extent (a few ulps at
- * most, so that the box has an inside).  UN_EINVAL for no points. */
-static un_status flat_outline_box(const un_frings *outline, un_frings *out)
-{
-    double lo[2] = {HUGE_VAL, HUGE_VAL}, hi[2] = {-HUGE_VAL, -HUGE_VAL}, g, xy[8];
-    un_status s = un_frings_bbox(outline, lo, hi);
-    if (s != UN_OK) return s;
-    if (!(lo[0] <= hi[0])) return UN_EINVAL;
-    g = fabs(lo[0]);
-    if (fabs(lo[1]) > g) g = fabs(lo[1]);
-    if (fabs(hi[0]) > g) g = fabs(hi[0]);
-    if (fabs(hi[1]) > g) g = fabs(hi[1]);
-    if (hi[0] - lo[0] > g) g = hi[0] - lo[0];
-    if (hi[1] - lo[1] > g) g = hi[1] - lo[1];
-    g = g > 0 ? ldexp(g, -40) : 1e-300;
-    xy[0] = lo[0] - g; xy[1] = lo[1] - g;
-    xy[2] = hi[0] + g; xy[3] = lo[1] - g;
-    xy[4] = hi[0] + g; xy[5] = hi[1] + g;
-    xy[6] = lo[0] - g; xy[7] = hi[1] + g;
-    un_frings_free(out);
-    return un_frings_add(out, xy, 4);
-}
-
 static un_status prepare(un_packer *pk, double L_est)
 {
     un_engine *E = &pk->E;
@@ -514,9 +490,14 @@ static un_status prepare(un_packer *pk, double L_est)
         if (s == UN_OK && i >= E->nanneal && frings_area(&is->shape) > HULL_WASTE_MAX * is->area)
             s = un_simplify_pieces(&is->outline, tol, VERTS_FILLED, MAX_PIECES, min_hole, &is->shape, NULL);
         if (s != UN_OK) break;
-        /* an outline without area in floats (a needle strip far thinner
-         * than its coordinates' rounding) simplifies to nothing: its box */
-        if (is->shape.nrings == 0 && (s = flat_outline_box(&is->outline, &is->shape)) != UN_OK) break;
+        /* an outline without area (a segment, a point, a needle strip
+         * thinner than its coordinates' rounding) simplifies to nothing:
+         * it packs as it is, made solid on the grid when inflated
+         * (un_rings_solidify) */
+        if (is->shape.nrings == 0) {
+            if (un_frings_npts(&is->outline) == 0) { s = UN_EINVAL; break; }
+            if ((s = copy_frings(&is->shape, &is->outline)) != UN_OK) break;
+        }
         un_frings_bbox(&is->shape, lo, hi);
         is->perimeter = frings_perimeter(&is->shape);
         is->cx = 0.5 * (lo[0] + hi[0]);

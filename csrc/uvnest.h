@@ -180,9 +180,9 @@ typedef struct {
 
 un_status un_packer_new(const un_pack_options *opt, un_packer **out);
 void      un_packer_free(un_packer *pk);
-/* Add an island: its outline (island units) and its true area.  An outline
- * without area (all its points on one line) makes un_packer_start fail
- * with UN_EINVAL. */
+/* Add an island: its outline (island units) and its true area (> 0).  An
+ * outline without area (all its points on one line, or one point) packs as
+ * the segment or point it is, grown by the margin. */
 un_status un_packer_add_island(un_packer *pk, const un_frings *outline, double area);
 /* Put island k (in the order added) in affinity group g >= 0: with several
  * targets, islands of one group go to the same one whenever it fits. */
