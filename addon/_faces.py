@@ -23,8 +23,11 @@ def _integer_rows(faces, name: str) -> list:
         rows = [np.asarray(f) for f in faces]
     except (TypeError, ValueError):
         raise InputError(f"{name} must be an (F, k) integer array or a list of index sequences", name) from None
+    # rows come in a few dtypes: judge each dtype once (31,000 issubdtype
+    # calls took a fifth of a second), then find the first bad row
+    ok = {dt: np.issubdtype(dt, np.integer) for dt in {r.dtype for r in rows}}
     for i, r in enumerate(rows):
-        if r.ndim != 1 or (r.size and not np.issubdtype(r.dtype, np.integer)):
+        if r.ndim != 1 or (r.size and not ok[r.dtype]):
             raise InputError(f"{name}: face {i} must be a sequence of integer indices, got {r.tolist()!r}", name)
     return rows
 
