@@ -1150,8 +1150,13 @@ class Packer:
 
     @property
     def stats(self) -> dict:
-        """Engine counters: moves, layouts, rejected layouts (always 0 unless
-        there is a bug), coverage, cache use, tiles used."""
+        """Engine counters: moves (of each thread's search), layouts,
+        rejected layouts (always 0 unless there is a bug), coverage, cache
+        use (all threads), tiles used; and the threads' own: ``chains``,
+        ``moves_all`` (every thread's moves), ``rounds`` (migrations of the
+        best layout), ``chain_seconds`` (time in moves, summed over the
+        threads), ``wall_seconds`` (of the parallel sections) and
+        ``serial_seconds`` (of the migrations)."""
         if self._core is None:   # the power-of-two layout is final
             return {"moves": 0, "layouts": 1, "rejected": 0, "bins": int(np.unique(self._pow2[1]).size)}
         return self._core.stats()
