@@ -45,6 +45,8 @@
 #define START_GAP 2e-4      /* the first fills and their bisection may keep islands up to
                              * this much (tile units) further apart than the margin */
 #define START_DRIFT 0.2     /* ... letting L drift at most this far below the inflation */
+#define FIXED_RESCUE_MOVES 200  /* moves a fixed-scale start may anneal when its first fit */
+                                /* fails the final check (seed 100397 of the fuzz: 2) */
 #define RESCUE_WORK 20000   /* collision-free regions the rescue may compute (a */
                             /* few times what 4 islands at margin 0.84 need) */
 #ifndef T0_SHARE
@@ -719,6 +721,7 @@ static un_status start_fixed(un_packer *pk)
 {
     un_status s = un_engine_set_scale(&pk->E, 1 / pk->opt.fixed_scale);
     int complete = 0, ok = 0;
+    int32_t moves;
     /* many islands: every decode fills quickly (the first window with room),
      * or moves, each a whole decode, would take seconds */
     pk->E.fill_quick = pk->E.n > BISECT_AT_START;
@@ -726,9 +729,16 @@ static un_status start_fixed(un_packer *pk)
     if (s == UN_OK) s = decode_all(pk, &complete);
     if (s == UN_OK && !complete) return UN_ENOFIT;
     if (s == UN_OK) s = accept_layout(pk, &ok);
-    if (s == UN_OK && !ok) return UN_EINTERNAL;
     set_schedule(pk, 0.05, pk->E.n);
     un_anneal_reheat(&pk->A);
+    /* the first fit failed the final check (an engine bug, counted in
+     * `rejected`; seen with needles of islands at the wall): anneal on, as
+     * the search at a fitted scale does, until a layout passes */
+    for (moves = 0; s == UN_OK && !ok && moves < FIXED_RESCUE_MOVES; moves++) {
+        if ((s = un_anneal_move(&pk->E, &pk->A, &pk->rng, &complete)) == UN_OK && complete)
+            s = accept_layout(pk, &ok);
+    }
+    if (s == UN_OK && !ok) return UN_EINTERNAL;
     return s;
 }
 
