@@ -325,8 +325,10 @@ static un_status run_free(un_chains *ch, int64_t moves, volatile int *cancel, ch
             jobs[n].chain = k;
             jobs[n].cancel = k == 0 || !started ? cancel : &ch->halt;
             jobs[n].halt = k == 0 ? &ch->halt : NULL;
+            /* (a chain finishing its start makes no move: under the
+             * caller's cancel nothing would halt its moves) */
             jobs[n].moves = k == 0 ? (ch->round - ch->pos[0] < moves ? ch->round - ch->pos[0] : moves)
-                                   : INT64_MAX;
+                            : started ? INT64_MAX : 0;
             n++;
         }
         ch->halt = 0;   /* before the threads start: they see it */
