@@ -108,14 +108,15 @@ def test_a_layout_is_ready_by_the_time_limit(dense: MeshLoops) -> None:
 
 
 def test_the_exact_layout_follows_the_box_layout_without_a_limit(dense: MeshLoops) -> None:
-    """Without a time limit, the box layout is shown after a fifth of a
-    second and the exact first layout, tighter, replaces it."""
+    """Without a time limit, the box layout (or the convex one, when it is
+    ready in time) is shown after a fifth of a second and the exact first
+    layout, tighter, replaces it."""
     s = session(dense, iterations=1)
     s.start()
     layouts = streamed(s)
     assert s.error is None
     kinds = [layout.kind for layout in layouts]
-    assert kinds[0] == "box" and kinds[-1] == "exact", kinds
+    assert kinds[0] in ("box", "convex") and kinds[-1] == "exact", kinds
     assert layouts[0].elapsed <= FIRST_LAYOUT_SECONDS + 0.3
     assert layouts[-1].coverage > layouts[0].coverage
     for layout in (layouts[0], layouts[-1]):
