@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, List
 if TYPE_CHECKING:   # the lazy names below, for type checkers and IDEs
     from . import geometry, io
     from .islands import Island, find_islands
-    from .packing import (Cancel, Cancelled, IslandTransform, PackResult, Packer, apply_transforms, pack,
+    from .packing import (Cancel, Cancelled, IslandTransform, PackResult, Packer, apply_transforms, cpu_cores, pack,
                           pack_pow2_squares)
 
 __version__ = "0.1.0"

@@ -12,9 +12,11 @@ inputs of 1 to 300 islands.  ``python -m tests.test_fuzz FIRST COUNT
 """
 from __future__ import annotations
 
+import multiprocessing
 import sys
 import time
 from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Optional, Tuple
 
@@ -32,10 +34,13 @@ from tests.pack_checker import check_pack  # noqa: E402
 MOVES = 8
 
 
-def run_case(case: Case) -> Tuple[str, Optional[str]]:
+def run_case(case: Case, threads: Optional[int] = None) -> Tuple[str, Optional[str]]:
     """``('valid', None)``, ``('cannot fit', message)``, ``('invalid',
-    problems)`` or ``('error', 'Type: message')`` for one input."""
+    problems)`` or ``('error', 'Type: message')`` for one input
+    (``threads``: the packer's, default every core)."""
     opts = dict(case.options)
+    if threads is not None:
+        opts["threads"] = threads
     try:
         res = uvnest.pack(case.uvs, case.faces, time_limit=None, iterations=case.seed % (MOVES + 1), **opts)
     except CannotFitError as e:
@@ -49,7 +54,7 @@ def run_case(case: Case) -> Tuple[str, Optional[str]]:
     return ("invalid", rep.describe(6)) if not rep.ok else ("valid", None)
 
 
-def run_seeds(first: int, count: int, max_islands: int, report: bool = False):
+def run_seeds(first: int, count: int, max_islands: int, report: bool = False, threads: Optional[int] = None):
     """Outcome counts, the failures (seed, outcome, detail, input) and the
     seconds taken; ``report`` prints each failure as it comes."""
     counts: Counter = Counter()
@@ -57,7 +62,7 @@ def run_seeds(first: int, count: int, max_islands: int, report: bool = False):
     t0 = time.perf_counter()
     for seed in range(first, first + count):
         case = make_case(seed, max_islands)
-        outcome, detail = run_case(case)
+        outcome, detail = run_case(case, threads)
         counts[outcome if outcome != "error" else "error " + detail.split(":")[0]] += 1
         if outcome in ("invalid", "error"):
             failures.append((seed, outcome, detail, case.describe()))
@@ -68,8 +73,26 @@ def run_seeds(first: int, count: int, max_islands: int, report: bool = False):
     return counts, failures, time.perf_counter() - t0
 
 
-def _assert_clean(first: int, count: int, max_islands: int) -> None:
-    counts, failures, _ = run_seeds(first, count, max_islands)
+def _chunk(args: Tuple[int, int, int]):
+    """:func:`run_seeds` on one chunk, one thread (a pool process's work)."""
+    first, count, max_islands = args
+    counts, failures, _ = run_seeds(first, count, max_islands, threads=1)
+    return counts, failures
+
+
+def _assert_clean(first: int, count: int, max_islands: int, processes: int = 1) -> None:
+    """Every input valid or cannot-fit; with ``processes`` > 1 the seeds are
+    split between that many processes, each packing on one thread."""
+    if processes > 1:
+        step = -(-count // (4 * processes))   # a few chunks per process, for balance
+        chunks = [(s, min(step, first + count - s), max_islands) for s in range(first, first + count, step)]
+        counts, failures = Counter(), []
+        with ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("spawn")) as pool:
+            for c, f in pool.map(_chunk, chunks):
+                counts.update(c)
+                failures += f
+    else:
+        counts, failures, _ = run_seeds(first, count, max_islands)
     assert not failures, f"{len(failures)} of {count} inputs failed ({dict(counts)}): " + " | ".join(
         f"seed {s}: {o}: {d} ({c})" for s, o, d, c in failures[:5])
 
@@ -80,7 +103,7 @@ def test_fuzz_small_inputs_give_valid_layouts_or_cannot_fit():
 
 @pytest.mark.slow
 def test_fuzz_two_thousand_inputs_give_valid_layouts_or_cannot_fit():
-    _assert_clean(100000, 2000, 300)
+    _assert_clean(100000, 2000, 300, processes=uvnest.cpu_cores())
 
 
 if __name__ == "__main__":
