@@ -807,23 +807,32 @@ class Packer:
         d = FIXED_OVERHANG if self._opt.fixed else 0.0
         return (x0 - d, y0 - d, x1 + d, y1 + d)
 
-    def _engine(self, box: bool, only: Optional[int] = None):
-        """A C packer holding the islands (or only island ``only``)."""
+    def _new_core(self, box: bool, threads: int = 1):
+        """An empty C packer with the options (``box``: the skyline)."""
         o = self._opt
-        core = _core.Packer(self._engine_target(), o.engine_margin, o.engine_padding, o.angles, o.align, o.flip, o.seed,
-                            o.cache_bytes, o.anneal_max, 1.0 if o.fixed else 0.0,
-                            len(o.tiles) if o.fixed else 0, box, o.threads if only is None else 1)
-        for k, (rings, area) in enumerate(zip(self._shapes, self._areas)):
-            if k % 4096 == 4095:   # 100,000 islands take a few tenths of a second
-                self._check_cancel()
-            if only is None or k == only:
-                core.add_island(rings, area)
-        if only is None:
+        return _core.Packer(self._engine_target(), o.engine_margin, o.engine_padding, o.angles, o.align, o.flip,
+                            o.seed, o.cache_bytes, o.anneal_max, 1.0 if o.fixed else 0.0,
+                            len(o.tiles) if o.fixed else 0, box, threads)
+
+    def _add_groups_and_locked(self, core, groups: bool = True) -> None:
+        """The affinity groups (of every island, when ``groups``) and the
+        locked islands, into ``core``."""
+        if groups:
             for k, g in enumerate(self._group_of):
                 if g >= 0:
                     core.set_group(k, int(g))
         for rings in self._fixed_shapes:
             core.add_locked(rings)
+
+    def _engine(self, box: bool, only: Optional[int] = None):
+        """A C packer holding the islands (or only island ``only``)."""
+        core = self._new_core(box, self._opt.threads if only is None else 1)
+        for k, (rings, area) in enumerate(zip(self._shapes, self._areas)):
+            if k % 4096 == 4095:   # 100,000 islands take a few tenths of a second
+                self._check_cancel()
+            if only is None or k == only:
+                core.add_island(rings, area)
+        self._add_groups_and_locked(core, groups=only is None)
         return core
 
     def _stopped(self) -> bool:
@@ -876,10 +885,7 @@ class Packer:
         """The box layout's C packer: the skyline of the islands' bounding
         rectangles (over as many tiles as it takes with a fixed scale;
         through the general engine with locked islands), started."""
-        o = self._opt
-        core = _core.Packer(self._engine_target(), o.engine_margin, o.engine_padding, o.angles, o.align, o.flip, o.seed,
-                            o.cache_bytes, o.anneal_max, 1.0 if o.fixed else 0.0,
-                            len(o.tiles) if o.fixed else 0, True)
+        core = self._new_core(True)
         # each island's UVs' bounding box (it holds every face, slivers
         # too), pre-scaled, and a tiny square for islands without area
         box = np.array([self._units[i].bbox for i in self._moving]) * self._prescale[:, None]
@@ -891,11 +897,7 @@ class Packer:
             if k % 4096 == 4095:
                 self._check_cancel()
             core.add_island([ring], area)
-        for k, g in enumerate(self._group_of):
-            if g >= 0:
-                core.set_group(k, int(g))
-        for rings in self._fixed_shapes:
-            core.add_locked(rings)
+        self._add_groups_and_locked(core)
         if not self._started(core):
             self._check_cancel()
             raise Cancelled("the packer was stopped before its first layout")
@@ -908,21 +910,14 @@ class Packer:
         where the outlines' take arrangements: on the 31,488-face Suzanne
         it is ready in a tenth of the time of the exact one, with nine
         tenths of its coverage."""
-        o = self._opt
-        core = _core.Packer(self._engine_target(), o.engine_margin, o.engine_padding, o.angles, o.align, o.flip,
-                            o.seed, o.cache_bytes, o.anneal_max, 1.0 if o.fixed else 0.0,
-                            len(o.tiles) if o.fixed else 0, False)
+        core = self._new_core(False)
         for k, (rings, area) in enumerate(zip(self._shapes, self._areas)):
             if k % 256 == 255:   # thousands of hulls take tenths of a second
                 self._check_cancel()
                 if time.perf_counter() >= deadline:
                     return
             core.add_island(_core.hull(rings), area)
-        for k, g in enumerate(self._group_of):
-            if g >= 0:
-                core.set_group(k, int(g))
-        for rings in self._fixed_shapes:
-            core.add_locked(rings)
+        self._add_groups_and_locked(core)
         try:
             with self._stop_at(deadline, core):
                 ready = bool(self._call(core, "start"))
