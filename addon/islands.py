@@ -21,7 +21,7 @@ island overlaps it, so ``merge_overlapping`` keeps it with that island.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -252,9 +252,46 @@ def find_islands(uvs, faces: FacesLike, mesh_faces: Optional[FacesLike] = None,
     groups = _core.overlap_groups(_filled([isl.outline for isl in islands]))
     if groups.max() + 1 == len(islands):
         return islands
-    members = [tuple(int(m) for m in np.flatnonzero(groups == g)) for g in range(int(groups.max()) + 1)]
     check()
-    return _islands(uvs, start, idx, groups[face_island], members)
+    return _merged(islands, groups, uvs, start, idx, face_island)
+
+
+def _face_subset(start: np.ndarray, idx: np.ndarray, faces: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """The ``(start, indices)`` arrays of the faces ``faces`` alone."""
+    sizes = np.diff(start)[faces]
+    sub_start = np.zeros(faces.size + 1, dtype=np.int64)
+    np.cumsum(sizes, out=sub_start[1:])
+    corners = np.repeat(start[faces] - sub_start[:-1], sizes) + np.arange(int(sub_start[-1]))
+    return sub_start.astype(np.int32), idx[corners]
+
+
+def _merged(islands: List[Island], groups: np.ndarray, uvs: np.ndarray, start: np.ndarray, idx: np.ndarray,
+            face_island: np.ndarray) -> List[Island]:
+    """The islands with each overlap group (``groups``: per island its
+    group, numbered 0..) joined into one.  Only the groups of several islands
+    are built again from their faces (an outline is the union of its own
+    faces alone, so the others keep theirs): on a 126,000-face mesh with
+    three merged pairs, rebuilding every island took a quarter of the time
+    of finding the islands."""
+    n = int(groups.max()) + 1
+    order = np.argsort(groups, kind="stable")
+    bounds = np.searchsorted(groups[order], np.arange(n + 1))
+    members = [tuple(order[bounds[g]:bounds[g + 1]].tolist()) for g in range(n)]
+    several = np.flatnonzero(np.diff(bounds) > 1)
+    face_group = groups[face_island]
+    faces = np.flatnonzero(np.isin(face_group, several))
+    sub_start, sub_idx = _face_subset(start, idx, faces)
+    joined = _islands(uvs, sub_start, sub_idx, np.searchsorted(several, face_group[faces]),
+                      [members[g] for g in several])
+    rebuilt = dict(zip(several.tolist(), joined))
+    out = []
+    for g in range(n):
+        isl = rebuilt.get(g)
+        if isl is None:
+            out.append(replace(islands[members[g][0]], index=g, members=members[g]))
+        else:
+            out.append(replace(isl, index=g, faces=faces[isl.faces]))
+    return out
 
 
 def island_faces_of(islands: Sequence[Island], n_faces: int) -> np.ndarray:

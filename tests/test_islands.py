@@ -160,6 +160,28 @@ def test_stacked_and_mirrored_islands_are_grouped():
     assert len(apart) == 4 and all(isl.members == (k,) for k, isl in enumerate(apart))
 
 
+def test_many_islands_with_a_few_stacked_pairs_keep_their_faces_and_outlines():
+    # 4,000 separate unit squares, squares 10, 500 and 3,000 with a stacked
+    # copy each: only those three groups are joined; every island's faces
+    # and outline area agree with shapely's union of its faces
+    rng = np.random.default_rng(7)
+    cells = rng.permutation(80 * 80)[:4000]
+    places = [(2.0 * (c % 80), 2.0 * (c // 80)) for c in cells] + [(2.0 * (cells[k] % 80), 2.0 * (cells[k] // 80))
+                                                                   for k in (10, 500, 3000)]
+    uvs, faces = _squares(places)
+    merged = uvnest.find_islands(uvs, faces)
+    assert len(merged) == 4000
+    joined = {isl.members: isl for isl in merged if len(isl.members) > 1}
+    assert set(joined) == {(10, 4000), (500, 4001), (3000, 4002)}
+    for k, isl in enumerate(merged):
+        assert isl.index == k
+        union = shapely.union_all([shapely.Polygon(uvs[f]) for f in faces[isl.faces]])
+        assert isl.area == pytest.approx(union.area)
+        outline = shapely.union_all([shapely.Polygon(r) for r in isl.outline if shapely.Polygon(r).exterior.is_ccw])
+        assert outline.symmetric_difference(union).area < 1e-9
+        assert isl.faces.tolist() == sorted(f for m in isl.members for f in (2 * m, 2 * m + 1))
+
+
 def test_corner_stored_uvs_join_through_mesh_edges_when_uvs_match():
     # two triangles sharing mesh edge 1-2; each corner has its own UV row
     mesh_faces = np.array([[0, 1, 2], [2, 1, 3]])
