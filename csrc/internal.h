@@ -561,9 +561,11 @@ un_status un_simplify_rings(const un_rings *in, double tol, int32_t max_vertices
 /* un_geom_simplify for packing: more separate outer rings than max_pieces
  * are replaced by their convex hull, and holes whose bounding box is
  * thinner than min_hole (nothing could go there) are filled.  used may be
- * NULL, as for un_simplify_rings. */
+ * NULL, as for un_simplify_rings.  cancel (may be NULL) is read every few
+ * thousand steps: once set, UN_ECANCELLED (one 300,000-corner outline
+ * takes seconds, longer than a time limit may wait). */
 un_status un_simplify_pieces(const un_frings *in, double tolerance, int32_t max_vertices, int32_t max_pieces,
-                             double min_hole, un_frings *out, double *used);
+                             double min_hole, un_frings *out, double *used, const volatile int *cancel);
 
 /* Convex hull (one counter-clockwise ring) of the rings not flagged in
  * hole (every ring when hole is NULL). */

@@ -488,9 +488,10 @@ static un_status prepare(un_packer *pk, double L_est)
          * pockets and holes (L and U shapes, frames, rings) are worth the
          * arrangements, since smaller islands nest in them */
         s = un_simplify_pieces(&is->outline, tol, i < E->nanneal ? cap : VERTS_FILLED,
-                               i < E->nanneal ? MAX_PIECES : 0, min_hole, &is->shape, NULL);
+                               i < E->nanneal ? MAX_PIECES : 0, min_hole, &is->shape, NULL, E->cancel);
         if (s == UN_OK && i >= E->nanneal && frings_area(&is->shape) > HULL_WASTE_MAX * is->area)
-            s = un_simplify_pieces(&is->outline, tol, VERTS_FILLED, MAX_PIECES, min_hole, &is->shape, NULL);
+            s = un_simplify_pieces(&is->outline, tol, VERTS_FILLED, MAX_PIECES, min_hole, &is->shape, NULL,
+                                   E->cancel);
         if (s != UN_OK) break;
         /* an outline without area (a segment, a point, a needle strip
          * thinner than its coordinates' rounding) simplifies to nothing:

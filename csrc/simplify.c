@@ -64,7 +64,12 @@ typedef struct {
     op      *heap;
     int32_t  nheap, capheap;
     un_boxtree tree;      /* the slot tree (see "blocking tests") */
+    const volatile int *cancel;   /* read every CANCEL_EVERY steps (NULL: never) */
 } simp;
+
+/* Steps between two reads of the cancel flag: a step costs microseconds,
+ * so a cancel is seen within milliseconds. */
+#define CANCEL_EVERY 4096
 
 /* ----------------------------------------------------------------- heap */
 
@@ -600,10 +605,11 @@ static un_status run(simp *S, const un_rings *in, const int8_t *hole, double tol
     if ((s = un_boxtree_build(&S->tree, n, slot_box, S)) != UN_OK) return s;
     for (i = 0; i < n && s == UN_OK; i++) s = push_ops(S, i);
     *used = 0;
-    while (s == UN_OK && S->nheap > 0) {
+    for (k = 1; s == UN_OK && S->nheap > 0; k++) {
         op o = heap_pop(S);
         double dev;
         un_pt x;
+        if (S->cancel && k % CANCEL_EVERY == 0 && *S->cancel) return UN_ECANCELLED;
         if (!S->alive[OP_V(&o)] || o.stamp != S->stamp[OP_V(&o)]) continue;
         if (o.dev > tol && S->total <= budget) break;
         /* other operations may have changed what this one would touch */
@@ -640,8 +646,8 @@ static void drop_small_holes(un_rings *r, int8_t *hole, double min_hole)
     r->start[out] = w;
 }
 
-un_status un_simplify_rings(const un_rings *in, double tol, int32_t max_vertices, int32_t max_pieces,
-                            double min_hole, un_rings *out, double *used)
+static un_status simplify_rings(const un_rings *in, double tol, int32_t max_vertices, int32_t max_pieces,
+                                double min_hole, un_rings *out, double *used, const volatile int *cancel)
 {
     int32_t pieces = 0, k;
     un_rings r;
@@ -651,6 +657,7 @@ un_status un_simplify_rings(const un_rings *in, double tol, int32_t max_vertices
     int wanted = used != NULL;
     un_status s;
     memset(&S, 0, sizeof S);
+    S.cancel = cancel;
     un_rings_init(&r);
     un_rings_clear(out);
     if (max_vertices < 4 || !(tol >= 0)) return UN_EINVAL;
@@ -674,6 +681,7 @@ un_status un_simplify_rings(const un_rings *in, double tol, int32_t max_vertices
         un_rings_init(&hull);
         simp_free(&S);
         memset(&S, 0, sizeof S);
+        S.cancel = cancel;
         if ((s = un_hull_rings(&r, hole, &hull)) == UN_OK) s = run(&S, &hull, &outer, 0, max_vertices, &ignored);
         if (s == UN_OK) s = collect(&S, out);
         /* extensions can get stuck above the budget (every remaining pair of
@@ -708,6 +716,12 @@ done:
     un_rings_free(&r);
     if (s != UN_OK) un_rings_clear(out);
     return s;
+}
+
+un_status un_simplify_rings(const un_rings *in, double tol, int32_t max_vertices, int32_t max_pieces,
+                            double min_hole, un_rings *out, double *used)
+{
+    return simplify_rings(in, tol, max_vertices, max_pieces, min_hole, out, used, NULL);
 }
 
 /* Move every ring of r outwards (to the right of each edge: rings have the
@@ -776,7 +790,7 @@ un_status un_geom_simplify(const un_frings *in, double tolerance, int32_t max_ve
                            double *used)
 {
     double ops, measured;
-    un_status s = un_simplify_pieces(in, tolerance, max_vertices, INT32_MAX, 0, out, &ops);
+    un_status s = un_simplify_pieces(in, tolerance, max_vertices, INT32_MAX, 0, out, &ops, NULL);
     if (s == UN_OK && (s = un_simplify_deviation(out, in, &measured)) != UN_OK) un_frings_free(out);
     /* the bookkeeping of the steps, or the measure, whichever is larger */
     if (s == UN_OK) *used = ops > measured ? ops : measured;
@@ -784,7 +798,7 @@ un_status un_geom_simplify(const un_frings *in, double tolerance, int32_t max_ve
 }
 
 un_status un_simplify_pieces(const un_frings *in, double tolerance, int32_t max_vertices, int32_t max_pieces,
-                             double min_hole, un_frings *out, double *used)
+                             double min_hole, un_frings *out, double *used, const volatile int *cancel)
 {
     double lo[2] = {HUGE_VAL, HUGE_VAL}, hi[2] = {-HUGE_VAL, -HUGE_VAL};
     un_grid g;
@@ -797,8 +811,8 @@ un_status un_simplify_pieces(const un_frings *in, double tolerance, int32_t max_
     un_rings_init(&ir);
     un_rings_init(&res);
     if ((s = un_grid_in(&g, in, &ir)) == UN_OK &&
-        (s = un_simplify_rings(&ir, tolerance / g.step, max_vertices, max_pieces, min_hole / g.step, &res,
-                               used)) == UN_OK) {
+        (s = simplify_rings(&ir, tolerance / g.step, max_vertices, max_pieces, min_hole / g.step, &res,
+                            used, cancel)) == UN_OK) {
         /* the result contains the input as rounded to the grid; moving it
          * out by one grid step covers the rounding (at most 0.71 step) */
         double moved = 0;

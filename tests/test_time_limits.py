@@ -92,6 +92,26 @@ def test_a_cancel_stops_construction_in_every_phase(dense):
         uvnest.Packer(uvs, faces, cancel=cancel)
 
 
+def test_a_cancel_stops_the_simplification_of_one_huge_outline():
+    """One face of 200,000 corners: finding its outline takes about half a
+    second, simplifying it for the search more than a second (issue 26: a
+    300,000-corner face ran 1 s past a 2 s limit there)."""
+    n = 200_000
+    t = np.linspace(0.0, 2.0 * np.pi, n, endpoint=False)
+    r = 0.3 + 0.1 * np.sin(7.0 * t)
+    uvs = np.stack([0.5 + r * np.cos(t), 0.5 + r * np.sin(t)], axis=1)
+    for at in (0.6, 1.0):
+        cancel = uvnest.Cancel()
+        timer = threading.Timer(at, cancel.set)
+        t0 = time.perf_counter()
+        timer.start()
+        with pytest.raises(uvnest.Cancelled):
+            uvnest.Packer(uvs, [np.arange(n)], cancel=cancel, threads=1)
+        late = time.perf_counter() - t0 - at
+        timer.join()
+        assert late < CANCEL_S, f"a cancel at {at} s stopped construction {late:.3f} s later"
+
+
 def test_the_convex_layout_comes_when_the_exact_one_is_late():
     """The islands' hulls packed: a tenth of the exact first layout's time
     on 40 wavy islands (on 2 idle cores: boxes 0.11 s, hulls 0.23 s, exact
