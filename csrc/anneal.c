@@ -20,26 +20,7 @@
 
 #include <math.h>
 
-#define STEP_INIT 0.25
-#define STEP_MIN  0.002
-#define STEP_MAX  0.5
-#define WIDEN     1.15
-#define NARROW    0.92
-#define SWAP_SHARE 0.1
-/* Rotation moves that take an edge-aligned orientation (an island's
- * candidate, orient.c, or without candidates a quarter turn of its base)
- * rather than a random step: straight edges mostly pack best straight,
- * and a random step never lands exactly on one. */
-/* Moves of the aligned search (a contact search with candidates) that pin
- * an island to one of its orientations, or let it choose again: the
- * greedy choice (the orientation that touches the most) is often a wrong
- * one that touches as much, and only the sequence moves otherwise. */
-#ifndef PIN_SHARE
-#define PIN_SHARE 0.3
-#endif
-#ifndef ALIGNED_SHARE
-#define ALIGNED_SHARE 0.5
-#endif
+/* The knobs of the moves (steps, shares) are in tuning.h. */
 
 un_status un_anneal_init(un_anneal *A, int32_t n)
 {
@@ -48,7 +29,7 @@ un_status un_anneal_init(un_anneal *A, int32_t n)
     A->step = (double *)malloc((3 * (size_t)n + 1) * sizeof *A->step);
     A->save = (un_place *)malloc(((size_t)n + 1) * sizeof *A->save);
     if (!A->step || !A->save) return UN_ENOMEM;
-    for (i = 0; i < 3 * n; i++) A->step[i] = STEP_INIT;
+    for (i = 0; i < 3 * n; i++) A->step[i] = PARAM_STEP_INIT;
     return UN_OK;
 }
 
@@ -118,7 +99,7 @@ un_status un_anneal_move(un_engine *E, un_anneal *A, un_rng *g, int *complete)
         j = 2;
         old = E->par[3 * k + 2];
         old_theta = E->par[3 * k];
-        if (old > 0 && un_rng_unit(g) < 0.25) {
+        if (old > 0 && un_rng_unit(g) < UNPIN_SHARE) {
             E->par[3 * k + 2] = 0;
         } else {
             E->par[3 * k + 2] = 1;
@@ -130,7 +111,7 @@ un_status un_anneal_move(un_engine *E, un_anneal *A, un_rng *g, int *complete)
         if (q >= p) q++;
         /* the contact search places by the sequence alone: half its moves
          * take one island to another place in it */
-        insert = E->contact && un_rng_unit(g) < 0.5;
+        insert = E->contact && un_rng_unit(g) < INSERT_SHARE;
         reorder(E->seq, p, q, insert);
         from = p < q ? p : q;
     } else {
@@ -157,7 +138,7 @@ un_status un_anneal_move(un_engine *E, un_anneal *A, un_rng *g, int *complete)
     if (accept) {
         A->cost = waste;
         A->accepted++;
-        if (j >= 0 && (A->step[3 * k + j] *= WIDEN) > STEP_MAX) A->step[3 * k + j] = STEP_MAX;
+        if (j >= 0 && (A->step[3 * k + j] *= PARAM_STEP_WIDEN) > PARAM_STEP_MAX) A->step[3 * k + j] = PARAM_STEP_MAX;
         *complete = full;
     } else {
         memcpy(E->pl + from, A->save + from, (size_t)(n - from) * sizeof *A->save);
@@ -165,7 +146,7 @@ un_status un_anneal_move(un_engine *E, un_anneal *A, un_rng *g, int *complete)
         else {
             E->par[3 * k + j] = old;
             if (old_theta >= 0) E->par[3 * k] = old_theta;
-            if ((A->step[3 * k + j] *= NARROW) < STEP_MIN) A->step[3 * k + j] = STEP_MIN;
+            if ((A->step[3 * k + j] *= PARAM_STEP_NARROW) < PARAM_STEP_MIN) A->step[3 * k + j] = PARAM_STEP_MIN;
         }
     }
     A->T *= A->alpha;

@@ -37,16 +37,10 @@
  */
 #include "chains.h"
 #include "thread.h"
+#include "tuning.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-/* Chains times islands at most: every chain holds the islands, their
- * shapes and a decode's arrays, about 35 KB per island and chain (1,000
- * synthetic islands: peak 88 MB with one chain, 123 MB with two, 192 MB
- * with four).  The extra chains thus cost at most about 0.7 GB: 10,000
- * islands get two chains, 20,000 and more one. */
-#define CHAIN_ISLANDS 20000
 
 struct un_chains {
     un_packer **chain;

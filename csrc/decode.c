@@ -183,12 +183,7 @@ static un_status gather(un_engine *E, int32_t p, const int32_t *cand, int32_t nc
 
 /* ------------------------------------------------------------- placement */
 
-/* How far apart (grid units) two edges may lie and still count as
- * touching, for the contact score.  Far more than the roundings (half a
- * unit each): the inflation keeps a tab out of the socket it was cut from
- * by 2 UN_SLACK across its sloped sides, which holds the straight edges
- * beside it tens of units apart (a 16 degree slope: 21 units). */
-#define CONTACT_TOL 64.0
+/* Two edges count as touching within CONTACT_TOL grid units (tuning.h). */
 
 /* Inflated outline of the island at position j, in place (into E->near,
  * once per placement: E->near_at[j] is its first ring, or -1). */
@@ -365,9 +360,8 @@ static int32_t orientation(const un_engine *E, double theta)
     return o < 0 ? 0 : o >= no ? no - 1 : o;
 }
 
-/* Share of a container a group may expect to fill: a group goes whole into
- * a container only where its area fits within this share of what is left. */
-#define GROUP_FILL 0.75
+/* A group goes whole into a container only where its area fits within
+ * GROUP_FILL (tuning.h) of what is left. */
 
 /* May the first island of group g go to container `bin`, keeping the group
  * whole?  Yes when the group's area fits there (or fits no container). */
@@ -567,9 +561,8 @@ static void index_free(cell_index *ci)
  * skipped for islands no smaller, and for everyone once WINDOW_DEAD islands
  * in a row failed there (with one container only: with several, what does
  * not fit opens a whole new one).  Skipping is a heuristic for the small
- * islands: it can only cost density, never validity. */
-#define WINDOW_DEAD 4
-
+ * islands: it can only cost density, never validity (WINDOW_DEAD and the
+ * windows' sizes are in tuning.h). */
 typedef struct {
     int32_t  g;                  /* windows per side */
     int64_t  ww, wh;             /* window size */
@@ -596,12 +589,13 @@ static void bin_fill_free(bin_fill *b)
     free(b->wd.fail);
 }
 
-/* Container `bin`'s state: cells of 1/64 of the container; windows about
- * three times the typical filler across (2 to 96 per side). */
+/* Container `bin`'s state: cells of 1/FILL_CELLS of the container; windows
+ * about WINDOW_FILLERS times the typical filler across (WINDOW_MIN to
+ * WINDOW_MAX per side). */
 static un_status bin_state(un_engine *E, filler *F, int32_t bin, bin_fill **out)
 {
     bin_fill *b = F->bins + bin;
-    int32_t g = 64, i;
+    int32_t g = FILL_CELLS, i;
     int64_t side = E->chi.x - E->clo.x;
     un_status s;
     *out = b;
@@ -613,9 +607,9 @@ static un_status bin_state(un_engine *E, filler *F, int32_t bin, bin_fill **out)
     if ((s = UN_RESERVE(b->ci.stamp, b->ci.cap_stamp, E->n)) != UN_OK) return s;
     for (i = 0; i < g * g; i++) b->ci.head[i] = -1;
     memset(b->ci.stamp, 0, (size_t)E->n * sizeof *b->ci.stamp);
-    b->wd.g = (int32_t)(side / (3 * (F->size > 0 ? F->size : 1)) + 1);
-    if (b->wd.g < 2) b->wd.g = 2;
-    if (b->wd.g > 96) b->wd.g = 96;
+    b->wd.g = (int32_t)(side / (WINDOW_FILLERS * (F->size > 0 ? F->size : 1)) + 1);
+    if (b->wd.g < WINDOW_MIN) b->wd.g = WINDOW_MIN;
+    if (b->wd.g > WINDOW_MAX) b->wd.g = WINDOW_MAX;
     b->wd.ww = (E->chi.x - E->clo.x) / b->wd.g + 1;
     b->wd.wh = (E->chi.y - E->clo.y) / b->wd.g + 1;
     if ((s = UN_RESERVE(b->wd.fail, b->wd.cap_fail, 3 * (int64_t)b->wd.g * b->wd.g)) != UN_OK) return s;
@@ -759,31 +753,29 @@ static void bins_from_prefix(un_engine *E, int32_t from)
     }
 }
 
-/* containers used - sum(U^2) / containers used, plus 10 per container's
- * worth of islands left out, plus GROUP_SPLIT_COST per affinity group
- * spread over several containers (more than a container and any fill: a
- * group stays whole whenever it fits a container) */
-#define GROUP_SPLIT_COST 2.0
+/* containers used - sum(U^2) / containers used, plus LEFT_OUT_COST per
+ * container's worth of islands left out, plus GROUP_SPLIT_COST per affinity
+ * group spread over several containers (tuning.h) */
 
 static double bins_cost(const un_engine *E)
 {
-    double cover[256], tile, cost, f = 0, left = 0;
+    double cover[UN_MAX_BINS], tile, cost, f = 0, left = 0;
     int32_t p, b, used = 0, split = 0;
     tile = (double)(E->chi.x - E->clo.x) * (double)(E->chi.y - E->clo.y) * E->q * E->q;
-    for (b = 0; b < 256; b++) cover[b] = 0;
+    for (b = 0; b < UN_MAX_BINS; b++) cover[b] = 0;
     for (p = 0; p < E->ngroups; p++) E->group_mark[p] = 0;
     for (p = 0; p < E->n; p++) {
         const un_place *q = E->pl + p;
         int32_t k = E->seq[p], g = E->group ? E->group[k] : -1;
         double a = E->isl[k].area;
         if (!q->placed) { left += a; continue; }
-        cover[q->bin < 256 ? q->bin : 255] += a;
+        cover[q->bin < UN_MAX_BINS ? q->bin : UN_MAX_BINS - 1] += a;
         if (q->bin + 1 > used) used = q->bin + 1;
         if (g >= 0 && q->bin != E->group_bin[g] && !E->group_mark[g]) { E->group_mark[g] = 1; split++; }
     }
-    for (b = 0; b < used && b < 256; b++) f += (cover[b] / tile) * (cover[b] / tile);
+    for (b = 0; b < used && b < UN_MAX_BINS; b++) f += (cover[b] / tile) * (cover[b] / tile);
     cost = used ? used - f / used : 0;
-    return cost + 10 * left / tile + GROUP_SPLIT_COST * split;
+    return cost + LEFT_OUT_COST * left / tile + GROUP_SPLIT_COST * split;
 }
 
 un_status un_decode(un_engine *E, int32_t from, double *waste, int *complete)
@@ -824,11 +816,14 @@ un_status un_decode(un_engine *E, int32_t from, double *waste, int *complete)
 /* Containers span at most UN_COORD_LIMIT / 4 grid units across (the
  * margin, the no-fit polygons and their sums stay within the limit). */
 #define UN_CONTAINER_LIMIT (UN_COORD_LIMIT / 4)
+/* The largest container allowed is this share of the limit (a percent of
+ * room for the roundings of the scale). */
+#define LARGEST_SCALE_SHARE 0.99
 
 double un_engine_largest_scale(const un_engine *E)
 {
     double side = E->tw > E->th ? E->tw : E->th;
-    return 0.99 * (double)UN_CONTAINER_LIMIT * E->q / side;
+    return LARGEST_SCALE_SHARE * (double)UN_CONTAINER_LIMIT * E->q / side;
 }
 
 un_status un_engine_set_scale(un_engine *E, double L)
@@ -838,7 +833,7 @@ un_status un_engine_set_scale(un_engine *E, double L)
     if (L > E->L_infl || L < E->L_infl * (1 - drift)) {
         double at = E->infl_hint >= L && E->infl_hint * (1 - drift) <= L ? E->infl_hint : L;
         /* never wider than the margin of the largest container allowed */
-        if (at > un_engine_largest_scale(E) / 0.99) at = L;
+        if (at > un_engine_largest_scale(E) / LARGEST_SCALE_SHARE) at = L;
         /* margin m*L/2 per island, in grid units, plus the slack */
         E->L_infl = at;
         E->radius = (int64_t)ceil(E->margin * at / (2 * E->q)) + UN_SLACK;

@@ -23,22 +23,14 @@
 #define UVNEST_ENGINE_H
 
 #include "internal.h"
+#include "tuning.h"
 
 #define UN_SLACK 3               /* grid units added to every inflation */
 #define UN_GRID_BITS 24          /* the initial container is 2^24 grid units */
 #define UN_ENGINE_DISK_SIDES 8   /* margin disk: an octagon (8% at worst) */
-#define UN_SHRINK_DEPTH 3        /* binary search depth for non-fitting islands */
-#define UN_SHRINK_LEVELS (1 << UN_SHRINK_DEPTH)
-/* L may shrink by this share below the inflation's L before islands are
- * inflated again (unless the engine's drift says otherwise); the inflation
- * is then a little wider than needed. */
-#define UN_INFLATION_DRIFT 0.03
-/* Orientation candidates (orient.c) with free rotation: the quarter turns
- * of this many edge directions per island.  Puzzle pieces have 3 to 7
- * edges, so 6 directions cover nearly all of theirs; each direction costs
- * 4 orientations of theta's range and of the contact search's tries. */
-#define UN_CAND_DIRS 6
-#define UN_CANDIDATES (4 * UN_CAND_DIRS)
+/* Containers (tiles) of a fixed-scale search at most: un_pack_options's
+ * max_bins, and the size of the decode's per-container tables. */
+#define UN_MAX_BINS 256
 
 /* ------------------------------------------------------------------ rng.c */
 

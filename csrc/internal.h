@@ -93,6 +93,10 @@ static inline int64_t un_llround(double v)
     return (int64_t)(v < 0 ? v - 0.5 : v + 0.5);
 }
 
+/* pi and a quarter turn as doubles (C99 has no M_PI). */
+#define UN_PI 3.141592653589793
+#define UN_QUARTER_TURN 1.5707963267948966
+
 /* ------------------------------------------------------------------ mem.c */
 
 /* Grow *buf (element size elem) so that it holds at least `need` elements. */

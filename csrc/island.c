@@ -32,7 +32,7 @@ int un_orient_repeats(const un_orients *os, const un_island *is, int32_t o)
     int32_t f = o / os->nangles, a;
     double th = un_orient_angle(os, is, o);
     for (a = 0; a < o % os->nangles; a++)
-        if (fabs(remainder(un_orient_angle(os, is, a + f * os->nangles) - th, 2 * 3.141592653589793)) <= 1e-12)
+        if (fabs(remainder(un_orient_angle(os, is, a + f * os->nangles) - th, 2 * UN_PI)) <= 1e-12)
             return 1;
     return 0;
 }

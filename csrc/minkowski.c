@@ -458,7 +458,7 @@ int32_t un_disk_polygon(int64_t radius, int32_t sides, un_pt *out)
     /* a regular polygon around the disk: vertices on the circumscribed
      * circle plus one unit, so rounding each vertex to the grid (at most
      * 0.71) still leaves every edge outside the disk */
-    const double pi = 3.14159265358979323846;
+    const double pi = UN_PI;
     double R = (double)radius / cos(pi / sides) + 1.0;
     int32_t k;
     if (radius <= 0 || sides < 3) return 0;

@@ -20,11 +20,7 @@
 
 #include <math.h>
 
-#define QUARTER 1.5707963267948966
-/* Edges within this angle (modulo a quarter turn) count as one direction:
- * the simplification moves vertices by a quarter of the margin, which
- * turns short edges by up to a few tenths of a degree. */
-#define SAME_DIRECTION 0.0087   /* half a degree, radians */
+#define QUARTER UN_QUARTER_TURN
 
 typedef struct {
     double dir;   /* direction modulo a quarter turn, [0, QUARTER) */

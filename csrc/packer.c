@@ -27,40 +27,9 @@
 
 #include <math.h>
 
-#define DEFAULT_ANNEAL_MAX 24
-#define UN_MAX_BINS 256
-#define ANNEAL_MIN 3
-#define ANNEAL_AREA_SHARE 0.85
-#define VERTS_BUDGET 4000   /* vertices shared by the annealed islands */
-#define VERTS_ANNEALED_MIN 48
-#define VERTS_ANNEALED_MAX 256
-#define VERTS_FILLED 24
-#define HULL_WASTE_MAX 1.1  /* fillers pack as their hulls up to this times their area */
-#define MAX_PIECES 4        /* islands in more separate pieces pack as their hull */
-#define BISECT_TOLERANCE 0.0025
-#define BISECT_AT_START 300
-#define FIRST_DENSITY 0.8   /* of islands grown by half the margin, first fill */
-#define PI 3.141592653589793
-#define FIRST_TRIES 200     /* containers, each larger, tried by the first fill */
-#define START_GAP 2e-4      /* the first fills and their bisection may keep islands up to
-                             * this much (tile units) further apart than the margin */
-#define START_DRIFT 0.2     /* ... letting L drift at most this far below the inflation */
-#define FIXED_RESCUE_MOVES 200  /* moves a fixed-scale start may anneal when its first fit */
-                                /* fails the final check (seed 100397 of the fuzz: 2) */
-#define RESCUE_WORK 20000   /* collision-free regions the rescue may compute (a */
-                            /* few times what 4 islands at margin 0.84 need) */
-#ifndef T0_SHARE
-#define T0_SHARE 0.15       /* reheat temperature: this share of an average island's */
-#endif
-#define STEP_FIRST 0.01
-#define STEP_GROW 1.25
-#define STEP_MAX 0.02
-#define STEP_MIN 0.0005
+/* The search's knobs are in tuning.h. */
+#define PI UN_PI
 #define RNG_STREAM 0x5eed   /* the random stream of chain 0 (chain k: this + k) */
-/* A round of the parallel search (chains.c) is this many stall periods
- * (see set_schedule): each chain restarts from its own best once or twice
- * on its own, then the best layout of all chains migrates. */
-#define ROUND_STALLS 2
 
 struct un_packer {
     un_pack_options opt;
@@ -308,7 +277,7 @@ static double min_rect_angle(const un_frings *f)
             best = area;
             angle = -atan2(dy, dx);
             /* the long side upright: the fill builds columns from the left */
-            if (hx - lx > hy - ly) angle += 1.5707963267948966;
+            if (hx - lx > hy - ly) angle += UN_QUARTER_TURN;
         }
     }
     return angle;
@@ -363,10 +332,10 @@ static double frings_perimeter(const un_frings *f)
  * island this is the best orientation there is. */
 static double min_square_angle(const un_frings *f)
 {
-    const double quarter = 1.5707963267948966, step = quarter / 360, g = 0.6180339887498949;
+    const double quarter = UN_QUARTER_TURN, step = quarter / SQUARE_SCAN_STEPS, g = 0.6180339887498949;
     double best = 0, side = HUGE_VAL, a, b, x1, x2, f1, f2;
     int32_t i;
-    for (i = 0; i < 360; i++) {
+    for (i = 0; i < SQUARE_SCAN_STEPS; i++) {
         double t = square_side(f, i * step);
         if (t < side) { side = t; best = i * step; }
     }
@@ -376,7 +345,7 @@ static double min_square_angle(const un_frings *f)
     x2 = a + g * (b - a);
     f1 = square_side(f, x1);
     f2 = square_side(f, x2);
-    for (i = 0; i < 40; i++) {
+    for (i = 0; i < SQUARE_REFINE_STEPS; i++) {
         if (f1 < f2) { b = x2; x2 = x1; f2 = f1; x1 = b - g * (b - a); f1 = square_side(f, x1); }
         else { a = x1; x1 = x2; f1 = f2; x2 = a + g * (b - a); f2 = square_side(f, x2); }
     }
@@ -478,8 +447,8 @@ static un_status prepare(un_packer *pk, double L_est)
         double lo[2] = {HUGE_VAL, HUGE_VAL}, hi[2] = {-HUGE_VAL, -HUGE_VAL};
         /* conservative simplification within a quarter of the margin; the
          * vertex cap keeps no-fit polygons affordable */
-        double tol = 0.25 * E->margin * L_est;
-        if (tol < 2e-4 * ext) tol = 2e-4 * ext;
+        double tol = SIMPLIFY_MARGIN_SHARE * E->margin * L_est;
+        if (tol < SIMPLIFY_TOL_MIN * ext) tol = SIMPLIFY_TOL_MIN * ext;
         if (cap < VERTS_ANNEALED_MIN) cap = VERTS_ANNEALED_MIN;
         if (cap > VERTS_ANNEALED_MAX) cap = VERTS_ANNEALED_MAX;
         /* filler islands pack as convex hulls, whose no-fit polygons are
@@ -690,27 +659,20 @@ static int bisect_due(const un_packer *pk)
     return pk->bisecting && pk->best_L - pk->lo > BISECT_TOLERANCE * pk->best_L;
 }
 
-/* The contact search runs hotter: its moves reorder the sequence, each
- * one a different layout downstream, so its costs differ in larger steps
- * (at the main search's temperature it stalled in the first basin it
- * found: dighe1 stayed at 0.79 with seed 1; 4 times hotter, seeds 0 to 11
- * all reach 0.999 within 10 s, 3.3 s at the median). */
-#define CONTACT_HEAT 4
-
 /* The annealing schedule: reheat temperature T0 (CONTACT_HEAT times that
- * in the contact search), and stalls after
- * 30 + 6 n moves without success, over which the temperature cools to 2 %
+ * in the contact search), and stalls after STALL_BASE + STALL_PER_ISLAND n
+ * moves without success, over which the temperature cools to T_END_SHARE
  * of T0 (n: the islands annealed). */
 static int64_t stall_moves(int32_t n)
 {
-    return 30 + 6 * (int64_t)n;
+    return STALL_BASE + STALL_PER_ISLAND * (int64_t)n;
 }
 
 static void set_schedule(un_packer *pk, double T0, int32_t n)
 {
     pk->A.T0 = pk->E.contact ? CONTACT_HEAT * T0 : T0;
     pk->stall = stall_moves(n);
-    pk->A.alpha = exp(log(0.02) / (double)pk->stall);
+    pk->A.alpha = exp(log(T_END_SHARE) / (double)pk->stall);
 }
 
 /* ------------------------------------------------------- fixed scale */
@@ -730,7 +692,7 @@ static un_status start_fixed(un_packer *pk)
     if (s == UN_OK) s = decode_all(pk, &complete);
     if (s == UN_OK && !complete) return UN_ENOFIT;
     if (s == UN_OK) s = accept_layout(pk, &ok);
-    set_schedule(pk, 0.05, pk->E.n);
+    set_schedule(pk, FIXED_T0, pk->E.n);
     un_anneal_reheat(&pk->A);
     /* the first fit failed the final check (an engine bug, counted in
      * `rejected`; seen with needles of islands at the wall): anneal on, as
@@ -762,7 +724,7 @@ static un_status run_fixed(un_packer *pk, int64_t moves, volatile int *cancel, i
         }
         s = un_anneal_move(&pk->E, &pk->A, &pk->rng, &complete);
         pk->since++;
-        if (s == UN_OK && complete && pk->A.cost < pk->best_cost - 1e-12) {
+        if (s == UN_OK && complete && pk->A.cost < pk->best_cost - FIXED_COST_EPS) {
             int ok = 0;
             if ((s = accept_layout(pk, &ok)) == UN_OK && ok) {
                 *improved = 1;
@@ -780,10 +742,7 @@ static un_status run_fixed(un_packer *pk, int64_t moves, volatile int *cancel, i
  * best fit; fills the placements when everything fits.  With several
  * targets (a fixed scale), a rectangle that fits no more in the current one
  * starts the next one. */
-/* More rectangles than this go on shelves (next fit, tallest first: linear
- * time), not on the skyline, whose every placement scans the whole skyline
- * (10,000 islands took 90 s). */
-#define BOX_SHELF_AT 1000
+/* More than BOX_SHELF_AT rectangles go on shelves (tuning.h). */
 
 /* Next-fit shelf: the rectangle goes right of the last one on the current
  * shelf, or at the left of a new shelf on top of the tallest rectangle of
@@ -809,10 +768,10 @@ static un_status box_fill(un_packer *pk, double L, const int32_t *ord, int fit, 
     int32_t p, quarter = E->os.ngrid % 4 == 0 ? E->os.ngrid / 4 : -1, bin = 0, in_bin = 0;
     int shelves = E->n > BOX_SHELF_AT;
     double shelf[3] = {0, 0, 0}, W, H;
-    /* rectangles grown by half the margin (and a clearance of 4 grid steps)
-     * fill the target less padding, grown by half the margin: the margin is
-     * between islands, not to the border */
-    double half = E->margin * L / 2, grow = half + 4 * E->q, pad = E->padding * L;
+    /* rectangles grown by half the margin (and a clearance of BOX_CLEARANCE
+     * grid steps) fill the target less padding, grown by half the margin:
+     * the margin is between islands, not to the border */
+    double half = E->margin * L / 2, grow = half + BOX_CLEARANCE * E->q, pad = E->padding * L;
     un_status s;
     *ok = 0;
     if (!sk) return UN_ENOMEM;
@@ -916,20 +875,20 @@ static un_status start_box(un_packer *pk, double L_area)
     for (key = 0; key < keys && s == UN_OK; key++) {
         box_ctx c;
         int fit = key >= BOX_ORDERS;
-        double lo = L_area, hi = L_area * 1.02;
+        double lo = L_area, hi = L_area * BOX_FIRST_GROW;
         int ok = 0;
         c.E = E;
         c.key = key % BOX_ORDERS;
         for (i = 0; i < E->n; i++) ord[i] = i;
         un_sort_idx(ord, E->n, cmp_box, &c, tmp);
-        for (tries = 0; tries < 200 && s == UN_OK; tries++, lo = hi, hi *= 1.1)
+        for (tries = 0; tries < BOX_TRIES && s == UN_OK; tries++, lo = hi, hi *= BOX_GROW)
             if (pk->have_best && hi >= pk->best_L) break;
             else if ((s = box_fill(pk, hi, ord, fit, &ok)) != UN_OK || ok) break;
         /* beyond the grid (a margin that needs a huge container): this
          * order fits nowhere */
         if (s == UN_ERANGE) { s = UN_OK; continue; }
         if (pk->have_best && hi > pk->best_L) hi = pk->best_L;
-        while (s == UN_OK && hi - lo > 0.001 * hi) {
+        while (s == UN_OK && hi - lo > BOX_TOLERANCE * hi) {
             double mid = 0.5 * (lo + hi);
             if ((s = box_fill(pk, mid, ord, fit, &ok)) != UN_OK) break;
             if (ok) hi = mid; else lo = mid;
@@ -1073,9 +1032,10 @@ static un_status start_layout(un_packer *pk, volatile int *cancel)
     for (i = 0; i < E->n; i++) total += E->isl[i].area;
     L_area = sqrt(total / (E->tw * E->th));
     /* the grid spans a few times the container whose free part (less the
-     * locked islands, at least 1% of the target) holds the islands' area */
+     * locked islands, at least LOCKED_FREE_MIN of the target) holds the
+     * islands' area */
     free_area = E->tw * E->th - locked_area_inside(pk);
-    if (free_area < 0.01 * E->tw * E->th) free_area = 0.01 * E->tw * E->th;
+    if (free_area < LOCKED_FREE_MIN * E->tw * E->th) free_area = LOCKED_FREE_MIN * E->tw * E->th;
     L_grid = sqrt(total / free_area);
     /* ... and at least the container the longest island needs: thin
      * islands and segments have next to no area, and a grid sized by area
@@ -1100,10 +1060,9 @@ static un_status start_layout(un_packer *pk, volatile int *cancel)
         if (pk->fill_tries == 0) {
             pk->lo = L_area;
             /* the first try assumes a dense fill; each next one the density
-             * the last one reached, 1% more room, at least 3% and at most
-             * 60% more */
+             * the last one reached (FILL_ROOM, FILL_GROW_MIN, FILL_GROW_MAX) */
             L = scale_at_density(E, FIRST_DENSITY);
-            pk->fill_L = !isfinite(L) || L < 1.02 * L_area ? 1.02 * L_area : L;
+            pk->fill_L = !isfinite(L) || L < FIRST_ABOVE_AREA * L_area ? FIRST_ABOVE_AREA * L_area : L;
         }
         /* many islands: the first layout from quick fills (the first
          * window with room), streamed at once; the bisection refines with
@@ -1115,9 +1074,9 @@ static un_status start_layout(un_packer *pk, volatile int *cancel)
             E->infl_hint = L / (1 - E->drift);   /* room for the next, larger tries */
             s = first_fill(pk, L, &ok);
             if (s != UN_OK || ok) break;
-            grow = 1.01 * scale_at_density(E, fill_density(E, L)) / L;
+            grow = FILL_ROOM * scale_at_density(E, fill_density(E, L)) / L;
             pk->lo = L;
-            pk->fill_L = L * (grow < 1.03 ? 1.03 : grow > 1.6 ? 1.6 : grow);
+            pk->fill_L = L * (grow < FILL_GROW_MIN ? FILL_GROW_MIN : grow > FILL_GROW_MAX ? FILL_GROW_MAX : grow);
         }
         E->fill_quick = 0;
         if (s != UN_OK && s != UN_ENOFIT) return s;  /* UN_ENOFIT: beyond the grid */
@@ -1184,9 +1143,9 @@ static un_status start_layout(un_packer *pk, volatile int *cancel)
  *   main search's grid of angles never lines up an edge exactly.
  *
  * The side search gets a share of the work (collision-free regions
- * computed: the share then holds however costly each search's moves are,
- * and stays deterministic): three quarters while it is ahead of the main
- * search, half while its best container is within SIDE_CLOSE of the main
+ * search computed: the share then holds however costly each search's moves are,
+ * and stays deterministic): SIDE_AHEAD while it is ahead of the main
+ * search, SIDE_NEAR while its best container is within SIDE_CLOSE of the main
  * search's, SIDE_FAR when it is further behind (islands that gain from
  * turning or from (r, f): the main search needs the time; a box layout
  * kept as the best does not count), and SIDE_CACHE_SHARE of the cache
@@ -1195,38 +1154,6 @@ static un_status start_layout(un_packer *pk, volatile int *cancel)
  * best container, main_L, as if alone: it cannot express the side search's
  * layout, and aiming below a container it has not reached would only leave
  * it annealing islands that do not fit. */
-#define SIDE_CLOSE 1.10
-#define SIDE_FAR 0.125
-#define SIDE_CACHE_SHARE 0.25
-#define CONTACT_MAX 64
-#define CONTACT_VERTS 2000   /* the puzzles have up to 85, homedecor models up to 264 */
-#define CONTACT_PAIRS 20000.0
-/* The aligned search runs up to this many islands: its decodes try 25
- * orientations per island, and on the terashima puzzles of 13 to 20 pieces
- * (as given) its start and moves took enough of the as-given searches'
- * share to cost them up to 0.15 of the optimum at 3 s (TC026 0.95 -> 0.80),
- * while on those of 3 to 10 pieces nothing was lost. */
-#define ALIGNED_MAX 12
-/* ... and at most this many vertices in the annealed islands: each
- * placement tries up to 25 orientations, so its contact scores cost up to
- * that many times the contact search's (CONTACT_VERTS); the terashima
- * puzzles have at most 100 */
-#define ALIGNED_VERTS 600
-/* The aligned search's start is given up (cancelled) once its contact
- * scores have compared this many edge pairs: a cancelled start begins its
- * fill again, and a fill that never ends within a caller's time slice
- * (50 ms in Packer.improvements) would hold the search there for good.
- * synthetic-10 compared 180 million in 3 s without finishing one fill
- * (0.20 at 5 s against 0.34 without the aligned search); the turned
- * terashima puzzles 0.1 to 2.3 million before their first layout. */
-#define ALIGNED_START_PAIRS 10000000
-/* Islands holding less than this share of the area straight as given (an
- * edge on an axis within STRAIGHT_TOLERANCE radians) are taken as turned:
- * the aligned search replaces the as-given ones, which would find nothing
- * (on the turned terashima puzzles no island is straight; as given, 91 %
- * of the pieces are) */
-#define STRAIGHT_SHARE 0.5
-#define STRAIGHT_TOLERANCE 1e-6
 
 /* Work done by a packer and its side search (and the side search's own),
  * in collision-free regions computed; contact scores count at what they
@@ -1244,7 +1171,7 @@ static int side_turn(const un_packer *pk)
     const un_packer *sub = pk->side;
     double share;
     if (!sub) return 0;
-    share = sub->best_L <= pk->main_L ? 0.75 : sub->best_L <= SIDE_CLOSE * pk->main_L ? 0.5 : SIDE_FAR;
+    share = sub->best_L <= pk->main_L ? SIDE_AHEAD : sub->best_L <= SIDE_CLOSE * pk->main_L ? SIDE_NEAR : SIDE_FAR;
     return total_work(sub) * (1 - share) < share * (double)pk->E.work;
 }
 
@@ -1387,7 +1314,7 @@ static un_status try_boxes(un_packer *pk, un_pack_options o, volatile int *cance
     un_packer *sub;
     un_status s;
     o.box = 1;
-    o.cache_bytes = 1 << 20;   /* the skyline computes no regions */
+    o.cache_bytes = BOX_CACHE_BYTES;
     if ((s = new_sub_packer(pk, &o, &sub)) != UN_OK) return s;
     s = un_packer_start(sub, cancel);
     pk->st.rejected += sub->st.rejected;   /* a box layout that broke the rules */
@@ -1481,7 +1408,7 @@ static un_status bisect_step(un_packer *pk, int *improved)
     /* annealing: the reheat temperature accepts losing a typical island's
      * share of the container about one time in three */
     set_schedule(pk, T0_SHARE * pk->st.coverage / E->nanneal, E->nanneal);
-    pk->delta = STEP_FIRST;
+    pk->delta = SCALE_STEP_FIRST;
     return try_scale(pk, pk->main_L * (1 - pk->delta), 1);
 }
 
@@ -1498,8 +1425,8 @@ static un_status on_success(un_packer *pk, int *improved)
     } else {
         keep_restart_point(pk);
     }
-    pk->delta *= STEP_GROW;
-    if (pk->delta > STEP_MAX) pk->delta = STEP_MAX;
+    pk->delta *= SCALE_STEP_GROW;
+    if (pk->delta > SCALE_STEP_MAX) pk->delta = SCALE_STEP_MAX;
     /* go on from this layout at the same temperature */
     return try_scale(pk, pk->main_L * (1 - pk->delta), 0);
 }
@@ -1508,8 +1435,8 @@ static un_status on_stall(un_packer *pk)
 {
     /* a smaller step, from the best layout, hot again; below the smallest
      * step, start over with a small one */
-    pk->delta *= 0.5;
-    if (pk->delta < STEP_MIN) pk->delta = 4 * STEP_MIN;
+    pk->delta *= SCALE_STEP_STALL;
+    if (pk->delta < SCALE_STEP_MIN) pk->delta = SCALE_STEP_RESTART;
     memcpy(pk->E.par, pk->best_par, 3 * (size_t)pk->E.n * sizeof *pk->E.par);
     memcpy(pk->E.seq, pk->best_seq, (size_t)pk->E.n * sizeof *pk->E.seq);
     return try_scale(pk, pk->main_L * (1 - pk->delta), 1);
@@ -1601,7 +1528,7 @@ double un_packer_best_key(const un_packer *pk)
 int un_packer_beats(const un_packer *pk, double key)
 {
     if (!pk->have_best) return 0;
-    if (pk->opt.fixed_scale > 0) return pk->best_cost < key - 1e-12;   /* run_fixed's test */
+    if (pk->opt.fixed_scale > 0) return pk->best_cost < key - FIXED_COST_EPS;   /* run_fixed's test */
     return pk->best_L < key;
 }
 

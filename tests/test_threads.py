@@ -29,7 +29,7 @@ from tests.test_time_limits import CANCEL_S, _slack, wavy_islands  # noqa: E402
 
 MARGIN = 0.01
 #: four islands annealed: a round between migrations is then 2 (30 + 6 * 4)
-#: = 108 moves (csrc/packer.c's ROUND_STALLS and stall length), and moves
+#: = 108 moves (csrc/tuning.h's ROUND_STALLS and stall length), and moves
 #: are cheap
 OPTIONS = dict(margin=MARGIN, anneal_max=4)
 

@@ -48,7 +48,7 @@ static un_chains *new_chains(const un_pack_options *o, int32_t threads, const un
 }
 
 /* The packing tests' options, four islands annealed: a round is then
- * 2 (30 + 6 * 4) = 108 moves (packer.c's ROUND_STALLS and stall length). */
+ * 2 (30 + 6 * 4) = 108 moves (tuning.h's ROUND_STALLS, STALL_BASE and STALL_PER_ISLAND). */
 static un_pack_options options(uint64_t seed)
 {
     un_pack_options o = pack_options(seed, 16.0 * 1024 * 1024);
