@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, List
 if TYPE_CHECKING:   # the lazy names below, for type checkers and IDEs
     from . import geometry, io
     from .islands import Island, find_islands
+    from .options import PackOptions
     from .packing import (Cancel, Cancelled, IslandTransform, PackResult, Packer, apply_transforms, cpu_cores, pack,
                           pack_pow2_squares)
 
@@ -45,6 +46,7 @@ _LAZY = {
     "io": None,
     "find_islands": "islands",
     "Island": "islands",
+    "PackOptions": "options",
     "pack": "packing",
     "Packer": "packing",
     "Cancel": "packing",

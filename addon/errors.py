@@ -19,24 +19,51 @@ from typing import Any, Optional
 
 import numpy as np
 
-__all__ = ["InputError", "CannotFitError", "MeshIOError", "UnsupportedFormatError", "number", "flag", "whole", "seconds"]
+__all__ = ["InputError", "CannotFitError", "MeshIOError", "UnsupportedFormatError", "number", "flag", "whole",
+           "seconds", "requirement", "INVALID", "REQUIRES", "NO_ROOM", "CANNOT_FIT"]
+
+#: Error codes (``InputError.code``): callers branch on these, never on messages.
+#: A value of the wrong type, or out of its range or choices.
+INVALID = "invalid"
+#: An option that only works with another (``InputError.requires`` names it).
+REQUIRES = "requires"
+#: The margin and padding leave no room in the target.
+NO_ROOM = "no_room"
+#: The islands cannot fit (``CannotFitError``).
+CANNOT_FIT = "cannot_fit"
 
 
 class InputError(ValueError):
-    """A bad argument to the public API; ``argument`` names it."""
+    """A bad argument to the public API.
 
-    def __init__(self, message: str, argument: str = "") -> None:
+    Attributes:
+        argument: the argument's name (the message starts with or names it).
+        code: what is wrong: :data:`INVALID`, :data:`REQUIRES`,
+            :data:`NO_ROOM` or :data:`CANNOT_FIT`.
+        requires: with :data:`REQUIRES`, what ``argument`` needs, as the
+            Python API spells it (``'texture_size'``, ``"scale='fixed'"``).
+    """
+
+    def __init__(self, message: str, argument: str = "", code: str = INVALID, requires: str = "") -> None:
         super().__init__(message)
         self.argument = argument
+        self.code = code
+        self.requires = requires
+
+
+def requirement(argument: str, requires: str, why: str = "") -> InputError:
+    """The error for ``argument`` given without ``requires`` (code :data:`REQUIRES`)."""
+    return InputError(f"{argument} needs {requires}{why}", argument, REQUIRES, requires)
 
 
 class CannotFitError(InputError):
     """The islands cannot fit the target with these options (the margin,
-    the padding, the locked islands or the number of tiles leave no room)."""
+    the padding, the locked islands or the number of tiles leave no room);
+    code :data:`CANNOT_FIT`."""
 
     def __init__(self, message: str = "the islands cannot fit the target (the margin, the locked islands or the "
                                       "number of tiles leave no room)") -> None:
-        super().__init__(message, "uvs")
+        super().__init__(message, "uvs", CANNOT_FIT)
 
 
 class MeshIOError(ValueError):

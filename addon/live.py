@@ -46,6 +46,8 @@ import numpy as np
 from .geometry import convex_hull
 from . import _core
 from .islands import Island, find_islands, ring_areas
+from .errors import REQUIRES, InputError, whole
+from .options import AXIS_ROTATIONS, BLENDER_DEFAULTS, OPTIONS, ROTATIONS, PackOptions
 from .packing import Cancel, Cancelled, Packer, PackResult
 from .tiles import inflated_area
 
@@ -76,7 +78,11 @@ MARGIN_METHODS = ("SCALED", "ADD", "FRACTION", "PIXELS")
 #: Which rotations the islands may take: none, quarter turns, any (by
 #: ``rotation_step``), and Blender's axis-aligned methods (each island turned
 #: to its smallest bounding box, then quarter turns; or lying; or standing).
-ROTATION_MODES = ("none", "90", "any", "axis", "axis_x", "axis_y")
+ROTATION_MODES = ROTATIONS + AXIS_ROTATIONS
+#: The settings that are options of :class:`uvnest.PackOptions` too, with
+#: its checks and (but for :data:`uvnest.options.BLENDER_DEFAULTS`) its defaults.
+SHARED_OPTIONS = ("margin", "margin_px", "padding", "rotation_step", "flip", "shape", "merge_overlapping",
+                  "stack_similar", "max_scale_ratio", "seed", "threads")
 #: What pinned islands keep (Blender's ``pin_method``).
 PIN_METHODS = ("LOCKED", "SCALE", "ROTATION", "ROTATION_SCALE")
 #: Longest single search step of the worker, in seconds: it bounds how late
@@ -90,6 +96,10 @@ STEP_SECONDS = 0.05
 FIRST_LAYOUT_SECONDS = 0.2
 #: Key help shown while the modal operator runs.
 KEYS_TEXT = "Enter/Space/Click: keep   Esc/Right-click: cancel"
+
+
+#: The options' defaults (:class:`uvnest.PackOptions`).
+_D = PackOptions()
 
 
 class PackError(Exception):
@@ -194,19 +204,19 @@ class PackSettings:
             ignored by ``'UDIM_TILES'``).
     """
 
-    margin: float = 0.001
+    margin: float = _D.margin
     margin_method: str = "SCALED"
-    margin_px: Optional[float] = None
-    texture_size: Optional[int] = None
-    padding: float = 0.0
-    rotation: str = "any"
-    rotation_step: float = 5.0
-    flip: bool = False
-    shape: str = "concave"
+    margin_px: Optional[float] = _D.margin_px
+    texture_size: Optional[int] = _D.texture_size
+    padding: float = _D.padding
+    rotation: str = _D.rotation
+    rotation_step: float = _D.rotation_step
+    flip: bool = _D.flip
+    shape: str = _D.shape
     scale: bool = True
-    merge_overlapping: bool = False
-    stack_similar: bool = False
-    max_scale_ratio: float = 1.0
+    merge_overlapping: bool = BLENDER_DEFAULTS["merge_overlapping"]
+    stack_similar: bool = _D.stack_similar
+    max_scale_ratio: float = _D.max_scale_ratio
     lock_pinned: bool = False
     pin_method: str = "LOCKED"
     obstacles: bool = True
@@ -215,23 +225,29 @@ class PackSettings:
     active_tile: int = 1001
     udim_tiles: Tuple[int, ...] = ()
     udim_grid: Optional[Tuple[int, int]] = None
-    seed: int = 0
-    threads: Optional[int] = None
+    seed: int = _D.seed
+    threads: Optional[int] = _D.threads
     aspect: Tuple[float, float] = (1.0, 1.0)
 
     def __post_init__(self) -> None:
+        """Check every setting: those shared with :class:`uvnest.PackOptions`
+        by its checks (an ``InputError`` naming the setting)."""
         for name, value, allowed in (("target", self.target, TARGET_MODES),
                                      ("margin_method", self.margin_method, MARGIN_METHODS),
                                      ("rotation", self.rotation, ROTATION_MODES),
                                      ("pin_method", self.pin_method, PIN_METHODS)):
             if value not in allowed:
-                raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
-        if not (math.isfinite(self.max_scale_ratio) and self.max_scale_ratio >= 1):
-            raise ValueError(f"max_scale_ratio must be a number >= 1, got {self.max_scale_ratio!r}")
+                raise InputError(f"{name} must be one of {allowed}, got {value!r}", name)
+        for name in SHARED_OPTIONS:
+            object.__setattr__(self, name, OPTIONS[name].check(getattr(self, name)))
+        if self.texture_size is not None:
+            object.__setattr__(self, "texture_size", whole(self.texture_size, "texture_size", 1))
         if self.margin_method == "PIXELS" and not (self.margin_px is not None and self.texture_size):
-            raise ValueError("margin_method 'PIXELS' needs margin_px and texture_size")
+            raise InputError("margin_method 'PIXELS' needs margin_px and texture_size", "margin_method", REQUIRES,
+                             "margin_px")
         if not (len(self.aspect) == 2 and all(0 < v <= 1 for v in self.aspect) and max(self.aspect) == 1):
-            raise ValueError(f"aspect must be the image's width and height over the larger, got {self.aspect!r}")
+            raise InputError(f"aspect must be the image's width and height over the larger, got {self.aspect!r}",
+                             "aspect")
 
 
 @dataclass(frozen=True)

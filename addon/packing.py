@@ -34,7 +34,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import math
-import os
 import threading
 import time
 import weakref
@@ -43,20 +42,20 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tupl
 
 import numpy as np
 
-from . import _core, region as _region, tiles as _tiles
+from . import _core, tiles as _tiles
 from ._faces import FacesLike, check_uvs
-from .errors import CannotFitError, InputError, flag as _flag, number as _number, seconds as _seconds, whole as _whole
+from .errors import CannotFitError, InputError, requirement, seconds as _seconds, whole as _whole
 from .islands import Island, clipped_area, find_islands, island_faces_of, ring_areas
+from .options import DEFAULT_TIME_LIMIT, OPTIONS, PackOptions, TextureSize, cpu_cores, texel_aspect
 from .scales import mixed_scales
 from .stacking import DEFAULT_TOLERANCE as DEFAULT_STACK_TOLERANCE, Stack, stack_islands
 from .tiles import pack_pow2_squares
 
-__all__ = ["Cancel", "Cancelled", "IslandTransform", "PackResult", "Packer", "pack", "pack_pow2_squares",
-           "apply_transforms", "cpu_cores"]
+__all__ = ["Cancel", "Cancelled", "IslandTransform", "PackOptions", "PackResult", "Packer", "pack",
+           "pack_pow2_squares", "apply_transforms", "cpu_cores"]
 
-ROTATIONS = ("none", "90", "any")
-SHAPES = ("concave", "convex", "box")
-SCALES = ("fit", "fixed")
+#: The options' defaults, for the signatures of ``Packer`` and ``pack``.
+_D = PackOptions()
 #: With scale='fixed' an island may reach this far (tile units) past its
 #: tile's border (less padding): the engine keeps a clearance of about 1e-7,
 #: so without it an island exactly one tile in size could never be placed.
@@ -129,15 +128,6 @@ class Cancel:
     def _remove(self, key: int) -> None:
         with self._lock:
             self._hooks.pop(key, None)
-
-
-def cpu_cores() -> int:
-    """The cores this process may use (its CPU affinity where the system
-    has one): the default of ``threads``."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not Linux
-        return max(1, os.cpu_count() or 1)
 
 
 def _in_c(call: Callable[[], Any], stop: Callable[[], Any]) -> Any:
@@ -228,140 +218,6 @@ class PackResult:
     stacks: List[Stack] = field(default_factory=list)
 
 
-@dataclass(frozen=True)
-class _Options:
-    margin: float
-    padding: float
-    target: Tuple[float, float, float, float]
-    angles: np.ndarray
-    align: bool
-    flip: bool
-    shape: str
-    merge_overlapping: bool
-    seed: int
-    cache_bytes: float
-    anneal_max: int
-    fixed: bool
-    tiles: Tuple[int, ...]
-    texture: Optional[Tuple[int, int]]
-    grid: Optional[Tuple[float, float]]     # snapping step (u, v), or None
-    check_margin: float                     # margin a snapped layout is checked at (blocks included)
-    engine_margin: float                    # margin the engine keeps (room for snapping and blocks)
-    engine_padding: float
-    threads: int                            # chains of the search (one per thread)
-    #: (W, H) / max(W, H) of a texture_size: the packing space is texel
-    #: space, uv * aspect, where islands keep their shape in texels;
-    #: target and grid above are in that space
-    aspect: Tuple[float, float] = (1.0, 1.0)
-    #: a target given as rings (then ``target`` is its bounding box)
-    region: Optional[_region.Region] = None
-
-
-def _angles(rotation: str, rotation_step: float) -> Tuple[np.ndarray, bool]:
-    if rotation == "none":
-        return np.zeros(1), False
-    if rotation == "90":
-        return np.radians([0.0, 90.0, 180.0, 270.0]), False
-    if not (isinstance(rotation_step, (int, float)) and 0.5 <= rotation_step <= 360):
-        raise ValueError(f"rotation_step must be a number of degrees from 0.5 to 360, got {rotation_step!r}")
-    n = max(1, int(math.floor(360.0 / rotation_step + 1e-9)))
-    return np.radians(np.arange(n) * float(rotation_step)), True
-
-
-def _texture(texture_size) -> Optional[Tuple[int, int]]:
-    if texture_size is None:
-        return None
-    size = tuple(texture_size) if isinstance(texture_size, (tuple, list)) else (texture_size, texture_size)
-    if len(size) != 2 or not all(isinstance(v, (int, np.integer)) and v > 0 for v in size):
-        raise ValueError(f"texture_size must be a positive integer or (width, height), got {texture_size!r}")
-    return int(size[0]), int(size[1])
-
-
-def _aspect(texture: Optional[Tuple[int, int]]) -> Tuple[float, float]:
-    """Texel space per UV unit, the larger side 1: ``(W, H) / max(W, H)``."""
-    if texture is None:
-        return 1.0, 1.0
-    side = max(texture)
-    return texture[0] / side, texture[1] / side
-
-
-def _options(margin: float, margin_px: Optional[float], texture_size, rotation: str, rotation_step: float,
-             flip: bool, shape: str, merge_overlapping: bool, target, padding: float, seed: int,
-             cache_mb: float, anneal_max: Optional[int], scale: str, tiles, pixel_perfect: bool,
-             block_align: Optional[int], threads: Optional[int]) -> _Options:
-    texture = _texture(texture_size)
-    if margin_px is not None:
-        if texture is None:
-            raise ValueError("margin_px needs texture_size")
-        margin = _number(margin_px, "margin_px") / max(texture)
-    margin = _number(margin, "margin")
-    padding = _number(padding, "padding")
-    if rotation not in ROTATIONS:
-        raise ValueError(f"rotation must be one of {ROTATIONS}, got {rotation!r}")
-    if shape not in SHAPES:
-        raise ValueError(f"shape must be one of {SHAPES}, got {shape!r}")
-    if scale not in SCALES:
-        raise ValueError(f"scale must be one of {SCALES}, got {scale!r}")
-    region = None
-    if not _region.is_rectangle(target):
-        if scale == "fixed":
-            raise ValueError("a target of rings needs scale='fit' (with 'fixed' the target is a rectangle "
-                             "(x0, y0, x1, y1) within each tile)")
-        region = _region.parse_region(target)
-        target = region.frame_box
-    try:
-        t = tuple(float(v) for v in target)
-    except (TypeError, ValueError):
-        raise ValueError(f"target must be (x0, y0, x1, y1) with x1 > x0 and y1 > y0, or rings, "
-                         f"got {target!r}") from None
-    if len(t) != 4 or not all(math.isfinite(v) for v in t) or not (t[2] > t[0] and t[3] > t[1]):
-        raise ValueError(f"target must be (x0, y0, x1, y1) with x1 > x0 and y1 > y0, got {target!r}")
-    if scale == "fixed" and not (0 <= t[0] < t[2] <= 1 and 0 <= t[1] < t[3] <= 1):
-        raise ValueError(f"with scale='fixed' the target is a part of each unit tile, got {target!r}")
-    if tiles is not None and scale != "fixed":
-        raise ValueError("tiles needs scale='fixed'")
-    tile_list = _tiles.checked_tiles(tiles) if scale == "fixed" else (1001,)
-    # texel space (see _Options.aspect): the texel grid is square there
-    ax, ay = aspect = _aspect(texture)
-    t = (t[0] * ax, t[1] * ay, t[2] * ax, t[3] * ay)
-    if region is not None and aspect != (1.0, 1.0):
-        region = region.scaled(aspect)
-    grid = None
-    block = 0.0
-    if block_align is not None:
-        if isinstance(block_align, bool) or not (isinstance(block_align, (int, np.integer)) and block_align >= 1):
-            raise ValueError(f"block_align must be a whole number of texels >= 1, got {block_align!r}")
-        if texture is None:
-            raise ValueError("block_align needs texture_size")
-        grid = (block_align / texture[0] * ax, block_align / texture[1] * ay)
-        block = math.hypot(*grid)   # closer than this, two islands could share a block
-    elif pixel_perfect:
-        if texture is None:
-            raise ValueError("pixel_perfect needs texture_size")
-        grid = (ax / texture[0], ay / texture[1])
-    engine_margin, engine_padding = max(margin, block), padding
-    if grid is not None:
-        # rounding moves each island by at most half a step per axis: a
-        # pair closes in by at most one step diagonal, a border by half a step
-        engine_margin += math.hypot(*grid) * (1 + 1e-9)
-        engine_padding += 0.5 * max(grid) * (1 + 1e-9)
-    side = min(t[2] - t[0], t[3] - t[1])
-    if 2 * engine_padding >= side or engine_margin >= side:
-        raise ValueError(f"margin {engine_margin:g} and padding {engine_padding:g} leave no room in a "
-                         f"target of side {side:g}")
-    if _number(cache_mb, "cache_mb") == 0:
-        raise InputError(f"cache_mb must be positive, got {cache_mb!r}", "cache_mb")
-    angles, align = _angles(rotation, rotation_step)
-    flip = _flag(flip, "flip")
-    merge_overlapping = _flag(merge_overlapping, "merge_overlapping")
-    seed = _whole(seed, "seed", 0, 2**64)
-    anneal_max = 0 if anneal_max is None else _whole(anneal_max, "anneal_max", 1, 2**31)  # a C int
-    threads = cpu_cores() if threads is None else _whole(threads, "threads", 1, 1025)
-    return _Options(margin, padding, t, angles, align, flip, shape, merge_overlapping,
-                    seed, float(cache_mb) * 2**20, anneal_max, scale == "fixed", tile_list,
-                    texture, grid, max(margin, block), engine_margin, engine_padding, threads, aspect, region)
-
-
 def _packing_shape(isl: Island, shape: str) -> Tuple[List[np.ndarray], float]:
     """The outline the engine packs (it holds every UV of the island, needles
     and zero-area faces too: see ``uvnest.islands``), and the area the
@@ -380,7 +236,7 @@ def _packing_shape(isl: Island, shape: str) -> Tuple[List[np.ndarray], float]:
 
 
 def _in_texel_space(isl: Island, aspect: Tuple[float, float]) -> Island:
-    """``isl`` in texel space (see ``_Options.aspect``)."""
+    """``isl`` in texel space (see ``uvnest.options.ResolvedOptions.aspect``)."""
     ax, ay = aspect
     x0, y0, x1, y1 = isl.bbox
     return dataclasses.replace(isl, outline=[r * aspect for r in isl.outline], area=isl.area * ax * ay,
@@ -431,7 +287,7 @@ def _compose(t: IslandTransform, m: IslandTransform) -> IslandTransform:
 
 
 def apply_transforms(uvs, islands: Sequence[Island], transforms: Sequence[IslandTransform],
-                     texture_size: Union[int, Tuple[int, int], None] = None) -> np.ndarray:
+                     texture_size: TextureSize = None) -> np.ndarray:
     """A new UV array with each island's UVs moved by its transform (the
     island's ``uv_indices``); UVs of no island are copied unchanged.  Use it
     to re-apply a packing to another copy of the same UVs.
@@ -452,7 +308,7 @@ def apply_transforms(uvs, islands: Sequence[Island], transforms: Sequence[Island
     size = np.fromiter((u.size for u, _ in moved), dtype=np.int64, count=len(moved))
     c, s, k, tx, ty, f = np.array([(math.cos(t.rotation), math.sin(t.rotation), t.scale, t.translation[0],
                                     t.translation[1], -1.0 if t.flipped else 1.0) for _, t in moved]).repeat(size, axis=0).T
-    ax, ay = _aspect(_texture(texture_size))
+    ax, ay = texel_aspect(texture_size)
     if (ax, ay) == (1.0, 1.0):
         x, y = src[idx, 0] * f, src[idx, 1]
         out[idx, 0] = k * (c * x - s * y) + tx
@@ -498,15 +354,11 @@ def _island_groups(groups, moving: List[Island], n_faces: int) -> Tuple[list, np
     return [keys[k].item() if hasattr(keys[k], "item") else keys[k] for k in used], of.reshape(-1)
 
 
-def _stack_tolerance(stack_similar: Union[bool, float]) -> Optional[float]:
-    """The similarity tolerance ``stack_similar`` asks for, None for no stacking."""
-    if isinstance(stack_similar, (bool, np.bool_)):
-        return DEFAULT_STACK_TOLERANCE if stack_similar else None
-    tolerance = _number(stack_similar, "stack_similar")
-    if not tolerance < 0.5:
-        raise ValueError(f"stack_similar must be True, False or a tolerance from 0 to 0.5 (a fraction of the "
-                         f"island's size), got {stack_similar!r}")
-    return tolerance
+def _option_arguments(arguments: Dict[str, Any]) -> Dict[str, Any]:
+    """The options among a call's ``arguments`` (its ``locals()``): every
+    name of :data:`uvnest.options.OPTIONS` is a keyword of ``pack`` and
+    ``Packer`` (a KeyError here at once if one were left out)."""
+    return {name: arguments[name] for name in OPTIONS}
 
 
 class Packer:
@@ -633,27 +485,27 @@ class Packer:
             block holds two islands.
     """
 
-    def __init__(self, uvs, faces: FacesLike, *, margin: float = 0.001, margin_px: Optional[float] = None,
-                 texture_size: Union[int, Tuple[int, int], None] = None, rotation: str = "any",
-                 rotation_step: float = 5.0, flip: bool = False, shape: str = "concave",
-                 merge_overlapping: bool = True, locked=None, target=(0.0, 0.0, 1.0, 1.0),
-                 padding: float = 0.0, seed: int = 0, cache_mb: float = 256.0,
-                 anneal_max: Optional[int] = None, mesh_faces: Optional[FacesLike] = None,
-                 scale: str = "fit", tiles: Optional[Sequence[int]] = None,
-                 texel_density: Optional[float] = None, positions=None, groups=None,
-                 pixel_perfect: bool = False, block_align: Optional[int] = None,
-                 stack_similar: Union[bool, float] = False, max_scale_ratio: float = 1.0,
-                 time_limit: Optional[float] = None,
-                 cancel: Optional[Cancel] = None, threads: Optional[int] = None) -> None:
+    def __init__(self, uvs, faces: FacesLike, *, margin: float = _D.margin, margin_px: Optional[float] = _D.margin_px,
+                 texture_size: TextureSize = _D.texture_size, rotation: str = _D.rotation,
+                 rotation_step: float = _D.rotation_step, flip: bool = _D.flip, shape: str = _D.shape,
+                 merge_overlapping: bool = _D.merge_overlapping, locked=None, target=_D.target,
+                 padding: float = _D.padding, seed: int = _D.seed, cache_mb: float = _D.cache_mb,
+                 anneal_max: Optional[int] = _D.anneal_max, mesh_faces: Optional[FacesLike] = None,
+                 scale: str = _D.scale, tiles: Optional[Sequence[int]] = _D.tiles,
+                 texel_density: Optional[float] = _D.texel_density, positions=None, groups=None,
+                 pixel_perfect: bool = _D.pixel_perfect, block_align: Optional[int] = _D.block_align,
+                 stack_similar: Union[bool, float] = _D.stack_similar,
+                 max_scale_ratio: float = _D.max_scale_ratio, time_limit: Optional[float] = None,
+                 cancel: Optional[Cancel] = None, threads: Optional[int] = _D.threads) -> None:
         self._t0 = time.perf_counter()
         limit = _seconds(time_limit, "time_limit")
         if cancel is not None and not isinstance(cancel, Cancel):
-            raise ValueError(f"cancel must be a uvnest.Cancel or None, got {cancel!r}")
+            raise InputError(f"cancel must be a uvnest.Cancel or None, got {cancel!r}", "cancel")
         self._user_cancel = cancel
         self._check_cancel()
-        self._opt = o = _options(margin, margin_px, texture_size, rotation, rotation_step, flip, shape,
-                                 merge_overlapping, target, padding, seed, cache_mb, anneal_max, scale, tiles,
-                                 pixel_perfect, block_align, threads)
+        #: the options, validated (see :class:`uvnest.PackOptions`)
+        self.options = PackOptions(**_option_arguments(locals()))
+        self._opt = o = self.options.resolved()
         #: the input UVs (a copy: the caller's array is never touched)
         self._input = np.array(check_uvs(uvs), copy=True)
         #: the islands (as :func:`find_islands` finds them with ``merge_overlapping``)
@@ -661,7 +513,7 @@ class Packer:
                                                   merge_overlapping=o.merge_overlapping,
                                                   checkpoint=self._check_cancel)
         self._check_cancel()
-        #: the UVs in packing space (texel space, see _Options.aspect)
+        #: the UVs in packing space (texel space, see ResolvedOptions.aspect)
         self._uvs = self._input * o.aspect if o.aspect != (1.0, 1.0) else self._input
         n_faces = int(sum(isl.faces.size for isl in self.islands))
         self._locked = _locked_islands(locked, self.islands, n_faces)
@@ -672,19 +524,17 @@ class Packer:
             else self.islands
         #: per island its unit and the alignment that puts it there (with stacks)
         self._unstack: Optional[Tuple[np.ndarray, List[IslandTransform]]] = None
-        tolerance = _stack_tolerance(stack_similar)
-        if tolerance is not None:
-            self._stack(faces, tolerance)
+        if self.options.stack_similar is not False:
+            self._stack(faces, DEFAULT_STACK_TOLERANCE if self.options.stack_similar is True
+                        else self.options.stack_similar)
         self._island_of_face = island_faces_of(self.islands, n_faces)
         self._moving = np.flatnonzero(~self._locked)
         if self._moving.size == 0:
             raise ValueError("there is nothing to pack: every island is locked")
         moving = [self._units[i] for i in self._moving]
-        self._prescale = self._island_scales(moving, faces, mesh_faces, texel_density, positions)
-        ratio = _number(max_scale_ratio, "max_scale_ratio", low=1.0)
+        self._prescale = self._island_scales(moving, faces, mesh_faces, positions)
+        ratio = self.options.max_scale_ratio
         if ratio > 1:
-            if o.fixed:
-                raise ValueError("max_scale_ratio needs scale='fit' (with 'fixed' islands keep their size)")
             x0, y0, x1, y1 = o.target
             self._prescale = self._prescale * mixed_scales(
                 [isl.outline for isl in moving], np.array([isl.area for isl in moving]), ratio,
@@ -769,23 +619,16 @@ class Packer:
         self._locked[unit_of[was_locked]] = True
         self._check_cancel()
 
-    def _island_scales(self, moving: List[Island], faces, mesh_faces, texel_density, positions) -> np.ndarray:
+    def _island_scales(self, moving: List[Island], faces, mesh_faces, positions) -> np.ndarray:
         """Per moving island the scale applied before packing (1, or the
         scale that gives it ``texel_density``)."""
-        o = self._opt
-        if texel_density is None:
+        density = self.options.texel_density
+        if density is None:
             return np.ones(len(moving))
-        if not o.fixed:
-            raise ValueError("texel_density needs scale='fixed'")
-        if o.texture is None:
-            raise ValueError("texel_density needs texture_size")
         if positions is None:
-            raise ValueError("texel_density needs positions (the mesh's 3D vertex positions)")
-        density = _number(texel_density, "texel_density")
-        if density <= 0:
-            raise ValueError(f"texel_density must be positive, got {texel_density!r}")
+            raise requirement("texel_density", "positions", " (the mesh's 3D vertex positions)")
         return _tiles.texel_scales(moving, self._input, faces, positions,
-                                   mesh_faces if mesh_faces is not None else faces, density, o.texture)
+                                   mesh_faces if mesh_faces is not None else faces, density, self._opt.texture)
 
     def _locked_shape(self, i: int) -> List[np.ndarray]:
         """A locked island's outline, relative to the first tile."""
@@ -1290,23 +1133,44 @@ class Packer:
         self._stop_running()
 
 
-def pack(uvs, faces: FacesLike, *, time_limit: Optional[float] = 2.0, iterations: Optional[int] = None,
-         **options) -> PackResult:
+def pack(uvs, faces: FacesLike, *, time_limit: Optional[float] = DEFAULT_TIME_LIMIT,
+         iterations: Optional[int] = None, margin: float = _D.margin, margin_px: Optional[float] = _D.margin_px,
+         texture_size: TextureSize = _D.texture_size, rotation: str = _D.rotation,
+         rotation_step: float = _D.rotation_step, flip: bool = _D.flip, shape: str = _D.shape,
+         merge_overlapping: bool = _D.merge_overlapping, locked=None, target=_D.target,
+         padding: float = _D.padding, seed: int = _D.seed, cache_mb: float = _D.cache_mb,
+         anneal_max: Optional[int] = _D.anneal_max, mesh_faces: Optional[FacesLike] = None,
+         scale: str = _D.scale, tiles: Optional[Sequence[int]] = _D.tiles,
+         texel_density: Optional[float] = _D.texel_density, positions=None, groups=None,
+         pixel_perfect: bool = _D.pixel_perfect, block_align: Optional[int] = _D.block_align,
+         stack_similar: Union[bool, float] = _D.stack_similar, max_scale_ratio: float = _D.max_scale_ratio,
+         cancel: Optional[Cancel] = None, threads: Optional[int] = _D.threads) -> PackResult:
     """Pack the islands of ``uvs``/``faces`` into the target.
 
     Returns the best layout found within ``time_limit`` seconds of the call,
     first layout included (the box or convex layout, ``kind``, when the
-    exact first layout is not ready by then) and/or ``iterations`` annealing moves
-    (``time_limit=None`` with ``iterations`` is deterministic).  Options are
-    those of :class:`Packer`; with ``cancel`` set it raises
-    :class:`Cancelled` before the first layout and returns the best layout
-    so far after it.
+    exact first layout is not ready by then) and/or ``iterations`` annealing
+    moves (``time_limit=None`` with ``iterations`` is deterministic).  With
+    ``cancel`` set it raises :class:`Cancelled` before the first layout and
+    returns the best layout so far after it.
+
+    Args:
+        uvs: ``(N, 2)`` UVs (not modified).
+        faces: per face its UV indices (an ``(F, k)`` array or lists).
+        time_limit: seconds from the call (default 2; None: no limit).
+        iterations: annealing moves (None: no limit).
+        locked, mesh_faces, positions, groups, cancel: as for :class:`Packer`.
+        margin ... threads: the packing options, as for :class:`Packer`;
+            each one's default, range and meaning is declared once in
+            :class:`uvnest.PackOptions` (``uvnest.options.OPTIONS``).
     """
+    options = _option_arguments(locals())
     time_limit = _seconds(time_limit, "time_limit")
     if iterations is not None:
         iterations = _whole(iterations, "iterations", 0)
     start = time.perf_counter()
-    packer = Packer(uvs, faces, time_limit=time_limit, **options)
+    packer = Packer(uvs, faces, time_limit=time_limit, locked=locked, mesh_faces=mesh_faces, positions=positions,
+                    groups=groups, cancel=cancel, **options)
     if packer.final or (time_limit is None and iterations is None):
         return packer.best
     if time_limit is None:

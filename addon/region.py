@@ -55,7 +55,7 @@ class Region:
             float(lo[0] - border), float(lo[1] - border), float(hi[0] + border), float(hi[1] + border))
 
     def scaled(self, aspect: Tuple[float, float]) -> "Region":
-        """The region in texel space (see ``packing._Options.aspect``)."""
+        """The region in texel space (see ``uvnest.options.ResolvedOptions.aspect``)."""
         return Region([r * np.asarray(aspect) for r in self.rings])
 
     def obstacles(self, grow: float) -> List[List[np.ndarray]]:

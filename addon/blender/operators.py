@@ -49,7 +49,7 @@ import numpy as np
 from bpy.types import Context, Event, Object, Operator
 
 from ..live import KEYS_TEXT, Layout, Limits, LiveSession, MeshLoops, PackError
-from .props import PackOptions, limits_from, settings_from
+from .props import PackProperties, limits_from, settings_from
 
 #: Seconds between two looks at the running search (a tick does little unless a
 #: layout is being written, and then at most ``WRITE_SLICE_SECONDS``).
@@ -385,7 +385,7 @@ def _area_by_pointer(context: Context, pointer: int) -> Any:
     return None
 
 
-class UV_OT_uvnest_pack(PackOptions, Operator):
+class UV_OT_uvnest_pack(PackProperties, Operator):
     """Pack the selected UV islands with uvnest's search; the layout improves while it runs"""
 
     bl_idname = "uv.uvnest_pack"

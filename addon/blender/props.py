@@ -6,12 +6,15 @@ The first properties are those of Blender's own Pack Islands
 defaults, so that a script may call ``uv.uvnest_pack`` with the arguments it
 gives ``uv.pack_islands``.  uvnest's own options follow; enum items that
 only uvnest has (``PIXELS``, ``UDIM_TILES``, rotation ``NONE``) come after
-Blender's.
+Blender's.  Those of uvnest's own that are options of
+:class:`uvnest.PackOptions` (Rotation Step, Flip, Stack Similar, Max Scale
+Ratio, the pixel Margin, Padding, Seed, Threads) take their default, range
+and description from it (:func:`model_property`).
 """
 # No ``from __future__ import annotations``: Blender reads the property
 # definitions from the class annotations, which must stay objects.
 import math
-from typing import Any, Optional, Tuple
+from typing import Any, Dict, Optional, Tuple
 
 # isort: off
 import bpy  # first: importing bpy is what makes bmesh importable outside Blender
@@ -21,13 +24,43 @@ from bpy.props import BoolProperty, EnumProperty, FloatProperty, FloatVectorProp
 from bpy.types import Context, PropertyGroup, SpaceImageEditor, UILayout
 
 from ..live import Limits, PackSettings, udim_tile_at
+from ..options import BLENDER_DEFAULTS, OPTIONS
 
 SHAPE_METHODS = {"CONCAVE": "concave", "CONVEX": "convex", "AABB": "box"}
 ROTATE_METHODS = {"ANY": "any", "CARDINAL": "90", "AXIS_ALIGNED": "axis", "AXIS_ALIGNED_X": "axis_x",
                   "AXIS_ALIGNED_Y": "axis_y", "NONE": "none"}
 
 
-class PackOptions:
+#: Blender's largest IntProperty value (a C int).
+INT_MAX = 2**31 - 1
+#: The options' names in the add-on's interface.
+_UI_NAMES = {"rotation": "Rotation Method", "margin_px": "Margin", "texture_size": "Texture Size",
+             "rotation_step": "Rotation Step", "flip": "Flip", "scale": "Scale", "seed": "Seed"}
+
+
+def model_property(name: str, **blender: Any) -> Dict[str, Any]:
+    """The ``bpy.props`` arguments of option ``name`` of
+    :data:`uvnest.options.OPTIONS`: its description (Blender's style: a
+    capital, no full stop), default and range (``min``, ``max``,
+    ``soft_max``; angles in radians); ``blender`` overrides them where the
+    add-on must differ (said at the call)."""
+    option = OPTIONS[name]
+    text = option.describe(lambda other: _UI_NAMES.get(other, other))
+    angle = name == "rotation_step"
+    value = math.radians if angle else (lambda v: v)
+    kw: Dict[str, Any] = {"description": text[:1].upper() + text[1:],
+                          "default": value(BLENDER_DEFAULTS.get(name, option.default))}
+    if option.low is not None:
+        kw["min"] = value(option.low)
+    if option.high is not None:
+        kw["max"] = value(min(option.high, INT_MAX) if option.kind == "whole" else option.high)
+    if option.soft_high is not None:
+        kw["soft_max"] = option.soft_high
+    kw.update(blender)
+    return kw
+
+
+class PackProperties:
     """Mixin holding the pack options as property annotations."""
 
     # Blender's Pack Islands, in its order.
@@ -139,53 +172,23 @@ class PackOptions:
         size=4,
         default=(0.0, 0.0, 1.0, 1.0),
     )
-    rotation_step: FloatProperty(
-        name="Rotation Step",
-        description="Angle between the rotations tried with Any rotation "
-                    "(measured from each island's smallest bounding box)",
-        subtype="ANGLE",
-        default=math.radians(5.0),
-        min=math.radians(0.5),
-        max=math.radians(180.0),
-    )
-    flip: BoolProperty(
-        name="Flip",
-        description="Allow mirrored islands (mirrors the texture on them)",
-        default=False,
-    )
+    rotation_step: FloatProperty(name="Rotation Step", subtype="ANGLE", **model_property("rotation_step"))
+    flip: BoolProperty(name="Flip", **model_property("flip"))
     stack_similar: BoolProperty(
         name="Stack Similar",
-        description="Pack islands of one shape (turned, or mirrored with Flip) on top of each other, "
-                    "sharing their texture: repeated parts take the room of one",
-        default=False,
+        **model_property("stack_similar",
+                         description="Pack islands of one shape (turned, or mirrored with Flip) on top of each "
+                                     "other, sharing their texture: repeated parts take the room of one"),
     )
-    max_scale_ratio: FloatProperty(
-        name="Max Scale Ratio",
-        description="Let island scales differ by up to this ratio where one long island limits the "
-                    "common scale (1: one common scale, as Blender packs)",
-        default=1.0,
-        min=1.0,
-        soft_max=4.0,
-        step=10,
-        precision=2,
-    )
+    max_scale_ratio: FloatProperty(name="Max Scale Ratio", step=10, precision=2, **model_property("max_scale_ratio"))
     margin_pixels: FloatProperty(
         name="Margin",
-        description="Smallest gap between islands, in texture pixels",
         subtype="PIXEL",
-        default=2.0,
-        min=0.0,
+        # the model has no pixel margin by default: Blender's field needs a number
         soft_max=64.0,
+        **model_property("margin_px", default=2.0),
     )
-    padding: FloatProperty(
-        name="Padding",
-        description="Extra space between the islands and the border of the target, in UV units",
-        default=0.0,
-        min=0.0,
-        max=0.5,
-        step=0.1,
-        precision=4,
-    )
+    padding: FloatProperty(name="Padding", step=0.1, precision=4, **model_property("padding"))
     padding_pixels: FloatProperty(
         name="Padding",
         description="Space between the islands and the border of the target, in texture pixels",
@@ -228,27 +231,21 @@ class PackOptions:
         min=0.0,
         soft_max=600.0,
     )
-    seed: IntProperty(
-        name="Seed",
-        description="Random seed of the search (the same seed, iteration limit and threads give the same layout)",
-        default=0,
-        min=0,
-    )
+    seed: IntProperty(name="Seed", **model_property("seed"))
     threads: IntProperty(
         name="Threads",
-        description="CPU cores the search runs on, one search each, sharing their best layout "
-                    "(0: every core; the layout depends on it, as on the seed)",
-        default=0,
-        min=0,
-        max=1024,
+        # 0 stands for the model's None
+        **model_property("threads", default=0, min=0,
+                         description="CPU cores the search runs on, one search each, sharing their best layout "
+                                     "(0: every core; the layout depends on it, as on the seed)"),
     )
 
 
 #: The option names, in the order they are declared.
-OPTION_NAMES = tuple(PackOptions.__annotations__)
+OPTION_NAMES = tuple(PackProperties.__annotations__)
 
 
-class UVNEST_PG_settings(PackOptions, PropertyGroup):
+class UVNEST_PG_settings(PackProperties, PropertyGroup):
     """The pack options kept with the scene, edited in the sidebar panel."""
 
 

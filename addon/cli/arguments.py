@@ -4,16 +4,17 @@ from __future__ import annotations
 import argparse
 import os
 from pathlib import Path
-from typing import Any, Callable, List, Optional
+from typing import Any, Callable, Dict, List, Optional
 
 import numpy as np
 
 from .. import __version__
 from ..demo import demo_path
+from ..options import AXIS_ROTATIONS, OPTIONS, ROTATIONS
 from ..region import load_region
 from .demo_command import DEMO_OUTPUT, _cmd_demo
 from .info import _cmd_info
-from .pack import DEFAULT_TIME, _cmd_pack
+from .pack import DEFAULT_TIME, _cli_name, _cmd_pack
 from .runner import _cpu_count
 
 def _number(kind: Callable[[str], Any], low: Optional[float] = None, high: Optional[float] = None,
@@ -36,6 +37,24 @@ def _number(kind: Callable[[str], Any], low: Optional[float] = None, high: Optio
 
     convert.__name__ = kind.__name__
     return convert
+
+
+def _add_option(group: Any, name: str, **overrides: Any) -> None:
+    """Add the packing option ``name`` of :data:`uvnest.options.OPTIONS` to
+    ``group``: its flag, default, choices, range and help text from the
+    model (``overrides`` where the command line spells it otherwise)."""
+    option = OPTIONS[name]
+    kw: Dict[str, Any] = {"default": option.default, "help": option.describe(_cli_name)}
+    if option.kind == "flag":
+        kw["action"] = "store_true"
+    elif option.kind == "choice":
+        kw["choices"] = option.choices
+    elif option.kind in ("number", "whole"):
+        kw["type"] = _number(float if option.kind == "number" else int, option.low, option.high, option.low_open)
+    kw.update(overrides)
+    if kw["default"] is not None and kw["default"] is not False and "%(default)" not in kw["help"]:
+        kw["help"] += " (default: %(default)s)"
+    group.add_argument(option.cli, **kw)
 
 
 class _Formatter(argparse.RawDescriptionHelpFormatter):
@@ -170,64 +189,49 @@ def build_parser() -> argparse.ArgumentParser:
                           "(- for standard output)")
 
     opt = p.add_argument_group("packing (the Python API's and Blender's names)")
-    opt.add_argument("--margin", type=_number(float, 0.0), default=0.001,
-                     help="smallest gap between islands, in tile units (default: %(default)s)")
-    opt.add_argument("--margin-px", type=_number(float, 0.0), metavar="PX",
-                     help="margin in pixels of --texture-size (overrides --margin)")
-    opt.add_argument("--texture-size", type=_texture_size, metavar="PX|WxH",
-                     help="texture size in pixels, square (2048) or not (2048x1024): for --margin-px, "
-                          "--texel-density, --pixel-perfect and --block-align")
-    opt.add_argument("--rotation", choices=("none", "90", "any", "axis", "axis_x", "axis_y"), default="any",
-                     help="island rotations allowed: none, quarter turns, any (by --rotation-step), or Blender's "
-                          "axis-aligned methods: each island turned to its smallest bounding box, then quarter "
-                          "turns (axis), lying (axis_x) or standing (axis_y) (default: %(default)s)")
-    opt.add_argument("--rotation-step", type=_number(float, 0.5, 360.0), default=5.0, metavar="DEG",
-                     help="angle step for --rotation any, in degrees (default: %(default)s)")
-    opt.add_argument("--flip", action="store_true", help="allow mirrored islands")
-    opt.add_argument("--shape", choices=("concave", "convex", "box"), default="concave",
-                     help="island shape used for packing (default: %(default)s)")
-    opt.add_argument("--no-merge-overlapping", action="store_true",
-                     help="pack overlapping (stacked) islands separately instead of moving them together")
-    opt.add_argument("--padding", type=_number(float, 0.0), default=0.0,
-                     help="smallest gap between islands and the target's border, in tile units "
-                          "(default: %(default)s)")
-    opt.add_argument("--target", type=_number(float), nargs=4, metavar=("X0", "Y0", "X1", "Y1"),
-                     help="pack into this rectangle of UV space (default: the 0..1 tile; with --udim or "
-                          "--no-scale, the part of every tile to use)")
+    _add_option(opt, "margin")
+    _add_option(opt, "margin_px", metavar="PX")
+    _add_option(opt, "texture_size", type=_texture_size, metavar="PX|WxH")
+    _add_option(opt, "rotation", choices=ROTATIONS + AXIS_ROTATIONS,
+                help="island rotations allowed: none, quarter turns, any (by --rotation-step), or Blender's "
+                     "axis-aligned methods: each island turned to its smallest bounding box, then quarter "
+                     "turns (axis), lying (axis_x) or standing (axis_y) (default: %(default)s)")
+    _add_option(opt, "rotation_step", metavar="DEG")
+    _add_option(opt, "flip")
+    _add_option(opt, "shape")
+    _add_option(opt, "merge_overlapping", action="store_true", default=False,
+                help="pack overlapping (stacked) islands separately instead of moving them together")
+    _add_option(opt, "padding")
+    _add_option(opt, "target", type=_number(float), nargs=4, metavar=("X0", "Y0", "X1", "Y1"), default=None,
+                help="pack into this rectangle of UV space (default: the 0..1 tile; with --udim or "
+                     "--no-scale, the part of every tile to use)")
     opt.add_argument("--target-region", type=_region_file, metavar="FILE",
                      help="pack into a region instead: a JSON list of rings of [u, v] points, or the paths of an "
                           "SVG (lines only; its viewBox is the 0..1 tile); inner rings are keep-out zones")
-    opt.add_argument("--stack-similar", type=_number(float, 0.0, 0.5), nargs="?", const=True, default=False,
-                     metavar="TOL", help="pack copies of one island shape (turned, or mirrored with --flip) "
-                                         "stacked as one; TOL: how similar, a share of the island's size "
-                                         "(default 0.001)")
-    opt.add_argument("--max-scale-ratio", type=_number(float, 1.0), default=1.0, metavar="R",
-                     help="let island scales differ by up to R where one long island limits the common scale "
-                          "(default: %(default)s, one common scale)")
+    _add_option(opt, "stack_similar", type=_number(float, 0.0, 0.5), nargs="?", const=True, metavar="TOL",
+                help="pack copies of one island shape (turned, or mirrored with --flip) stacked as one; TOL: "
+                     "how similar, a share of the island's size (default 0.001)")
+    _add_option(opt, "max_scale_ratio", metavar="R")
     opt.add_argument("--no-scale", action="store_true",
                      help="keep the islands' size (Blender's Scale off): pack them into the 0..1 tile as they are")
     opt.add_argument("--locked", action="append", metavar="NAME",
                      help="islands of this OBJ object, group or material (glTF mesh/primitive name; globs "
                           "allowed) stay where they are and are packed around (repeatable)")
-    opt.add_argument("--seed", type=_number(int, 0), default=0, help="random seed (default: %(default)s)")
+    _add_option(opt, "seed")
 
     udim = p.add_argument_group("UDIM tiles and the texel grid")
     udim.add_argument("--udim", action="store_true",
                       help="keep the islands' size and use as few UDIM tiles as possible")
-    udim.add_argument("--tiles", type=_udim_tiles, metavar="TILES",
-                      help="the UDIM tiles to fill, in order, e.g. 1001-1010,1021 (default: 1001-1100; "
-                           "implies --udim)")
-    udim.add_argument("--texel-density", type=_number(float, 0.0, low_open=True), metavar="PX_PER_UNIT",
-                      help="give every island this many texels per unit of 3D length (needs --texture-size; "
-                           "implies --udim)")
+    _add_option(udim, "tiles", type=_udim_tiles, metavar="TILES",
+                help="the UDIM tiles to fill, in order, e.g. 1001-1010,1021 (default: 1001-1100; implies --udim)")
+    _add_option(udim, "texel_density", metavar="PX_PER_UNIT",
+                help="give every island this many texels per unit of 3D length (needs --texture-size; "
+                     "implies --udim)")
     udim.add_argument("--keep-groups", action="store_true",
                       help="with --udim, keep each OBJ object/group/material (glTF primitive) in one tile "
                            "whenever it fits")
-    udim.add_argument("--pixel-perfect", action="store_true",
-                      help="snap island positions to the texel grid of --texture-size (margins still hold)")
-    udim.add_argument("--block-align", type=_number(int, 1), metavar="PX",
-                      help="snap island positions to PX x PX blocks (4 for BCn/ETC) and keep every block to one "
-                           "island (needs --texture-size)")
+    _add_option(udim, "pixel_perfect")
+    _add_option(udim, "block_align", metavar="PX")
 
     run = p.add_argument_group("search and batch")
     run.add_argument("--time", type=_number(float, 0.0), metavar="SECONDS",
@@ -238,10 +242,10 @@ def build_parser() -> argparse.ArgumentParser:
                      help="glTF UV set to pack, TEXCOORD_N (default: %(default)s)")
     run.add_argument("-j", "--jobs", type=_number(int, 1), metavar="N",
                      help=f"files packed in parallel on this machine (default: all cores, here {_cpu_count()})")
-    run.add_argument("--threads", type=_number(int, 1), metavar="N",
-                     help="cores each file's search runs on; the layout depends on it, as on --seed (default: "
-                          "this machine's cores divided between the files packed at once, all of them for one "
-                          "file; 1 with --scheduler local; with another --scheduler each worker's cores)")
+    _add_option(run, "threads", metavar="N",
+                help="cores each file's search runs on; the layout depends on it, as on --seed (default: "
+                     "this machine's cores divided between the files packed at once, all of them for one "
+                     "file; 1 with --scheduler local; with another --scheduler each worker's cores)")
     run.add_argument("--scheduler", metavar="ADDRESS",
                      help="pack on a Dask cluster instead: a scheduler address such as tcp://head:8786, or "
                           "'local' for a LocalCluster on this machine (needs uvnest[dask]; paths must be on "
@@ -286,7 +290,7 @@ def build_parser() -> argparse.ArgumentParser:
             "(needs Pillow) into the current folder or --out-dir.  The sample is\n"
             f"{demo_path()}."))
     d.add_argument("--out-dir", metavar="DIR", help="where to write (default: the current folder)")
-    d.add_argument("--time", type=_number(float, 0.0), default=2.0, metavar="SECONDS",
+    d.add_argument("--time", type=_number(float, 0.0), default=DEFAULT_TIME, metavar="SECONDS",
                    help="search time (default: %(default)s)")
     d.add_argument("--preview-size", type=_number(int, 128, 16384), default=1024, metavar="PX",
                    help="preview side in pixels (default: %(default)s)")

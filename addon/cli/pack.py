@@ -10,11 +10,10 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-import numpy as np
-
 from .. import __version__
 from ..io import SUFFIXES, atomic_write_bytes
-from ..packing import Packer
+from ..errors import NO_ROOM, REQUIRES, InputError
+from ..options import DEFAULT_TIME_LIMIT, OPTIONS, PackOptions
 from ..preview import PreviewUnavailable, require_pillow
 from .console import _Console
 from .farm import farm_commands
@@ -25,7 +24,7 @@ from .results import (EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, FAILED, INTERRUPTE
 from .runner import _cpu_count, _run_batch
 
 #: Search time per file (seconds) when neither --time nor --iterations is given.
-DEFAULT_TIME = 2.0
+DEFAULT_TIME = DEFAULT_TIME_LIMIT
 
 
 def _packer_options(args: argparse.Namespace) -> Dict[str, Any]:
@@ -69,29 +68,35 @@ def _udim(args: argparse.Namespace) -> bool:
     return bool(args.udim or args.tiles is not None or args.texel_density is not None)
 
 
-#: The Python API's option names in the packer's messages, as the command line spells them.
-_CLI_NAMES = {"margin_px": "--margin-px", "texture_size": "--texture-size", "texel_density": "--texel-density",
-              "pixel_perfect": "--pixel-perfect", "block_align": "--block-align", "rotation_step": "--rotation-step",
-              "scale='fixed'": "--udim or --no-scale", "tiles": "--tiles", "target": "--target",
-              "margin": "--margin", "padding": "--padding", "seed": "--seed", "stack_similar": "--stack-similar",
-              "max_scale_ratio": "--max-scale-ratio", "threads": "--threads", "scale='fit'": "packing into the tile (no --udim or --no-scale)"}
-_API_NAME = re.compile(r"(?<![\w-])(" + "|".join(re.escape(k) for k in sorted(_CLI_NAMES, key=len, reverse=True))
-                       + r")(?![\w'])")
+#: What the packer's errors require (``InputError.requires``) that has no flag of its own.
+_CLI_REQUIREMENTS = {"scale='fixed'": "--udim or --no-scale", "scale='fit'": "packing into the tile (no --udim or --no-scale)"}
 
 
-def _cli_names(message: str) -> str:
-    """A packer message with the Python API's option names in their command-line spelling."""
-    return _API_NAME.sub(lambda m: _CLI_NAMES[m.group(1)], message)
+def _cli_name(name: str) -> str:
+    """An option of the Python API as the command line spells it."""
+    option = OPTIONS.get(name)
+    return option.cli if option is not None and option.cli else _CLI_REQUIREMENTS.get(name, name)
+
+
+def _cli_message(error: InputError) -> str:
+    """The packer's ``error`` in the command line's names, by its code."""
+    flag = _cli_name(error.argument)
+    if error.code == REQUIRES:
+        return f"{flag} needs {_cli_name(error.requires)}"
+    if error.code == NO_ROOM:
+        return f"--margin and --padding: {error}"
+    text = str(error)
+    return flag + text[len(error.argument):] if text.startswith(error.argument) else f"{flag}: {text}"
 
 
 def _check_options(options: Dict[str, Any]) -> Optional[str]:
-    """The packer's own complaint about ``options`` (checked once on a
-    single triangle) in the command line's names, or None when they are fine."""
+    """The packer's complaint about ``options`` (checked by building
+    :class:`uvnest.PackOptions`, nothing is packed) in the command line's
+    names, or None when they are fine."""
     try:
-        Packer(np.array([[0.0, 0.0], [0.01, 0.0], [0.0, 0.01]]), [[0, 1, 2]],
-               positions=np.eye(3) * 1e-9 if "texel_density" in options else None, **engine_rotation(options)[0])
-    except ValueError as e:
-        return _cli_names(str(e))
+        PackOptions(**engine_rotation(options)[0])
+    except InputError as e:
+        return _cli_message(e)
     return None
 
 
