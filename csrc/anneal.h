@@ -1,5 +1,5 @@
 /*
- * anneal.h - the annealing state (anneal.c), used by packer.c.
+ * anneal.h - the annealing state (anneal.c), used by the packer (packer.h).
  */
 #ifndef UVNEST_ANNEAL_H
 #define UVNEST_ANNEAL_H

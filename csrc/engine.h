@@ -1,7 +1,7 @@
 /*
  * engine.h - types shared by the files of the packing engine (island.c,
- * nfpcache.c, decode.c, anneal.c, packer.c).  Not part of the public
- * interface.
+ * nfpcache.c, decode.c, anneal.c and the packer's files, packer.h).  Not
+ * part of the public interface.
  *
  * Units.  The engine works in "island units" (the islands' own UV units)
  * on an integer grid of step q island units.  The target (width W, height H
@@ -148,8 +148,8 @@ un_status un_rings_transform(const un_rings *in, const double m[4], un_pt off, u
 /* Box around the image of box lo..hi under m, translated by off. */
 void      un_bbox_transform(un_pt lo, un_pt hi, const double m[4], un_pt off, un_pt *olo, un_pt *ohi);
 
-/* The engine: one search over one set of islands.  Owned by packer.c;
- * decode.c places islands, anneal.c searches. */
+/* The engine: one search over one set of islands.  Owned by the packer
+ * (packer.h); decode.c places islands, anneal.c searches. */
 typedef struct un_engine {
     /* problem */
     un_island  *isl;

@@ -99,6 +99,12 @@ static inline int64_t un_llround(double v)
 
 /* ------------------------------------------------------------------ mem.c */
 
+/* dst (initialised here) becomes a copy of src; on failure dst holds part
+ * of it and must still be freed. */
+un_status un_frings_copy(un_frings *dst, const un_frings *src);
+/* Signed area of the rings (holes, clockwise, count negative). */
+double    un_frings_area(const un_frings *f);
+
 /* Grow *buf (element size elem) so that it holds at least `need` elements. */
 un_status un_reserve(void **buf, int32_t *cap, int64_t need, size_t elem);
 #define UN_RESERVE(buf, cap, need) un_reserve((void **)&(buf), &(cap), (need), sizeof(*(buf)))

@@ -97,6 +97,30 @@ int32_t un_frings_npts(const un_frings *r)
     return r->nrings ? r->start[r->nrings] : 0;
 }
 
+un_status un_frings_copy(un_frings *dst, const un_frings *src)
+{
+    int32_t k;
+    un_status s = UN_OK;
+    un_frings_init(dst);
+    for (k = 0; k < src->nrings && s == UN_OK; k++)
+        s = un_frings_add(dst, src->xy + 2 * src->start[k], src->start[k + 1] - src->start[k]);
+    return s;
+}
+
+double un_frings_area(const un_frings *f)
+{
+    double a2 = 0;
+    int32_t k, j;
+    for (k = 0; k < f->nrings; k++) {
+        int32_t a = f->start[k], n = f->start[k + 1] - a;
+        for (j = 0; j < n; j++) {
+            const double *p = f->xy + 2 * (a + j), *q = f->xy + 2 * (a + (j + 1) % n);
+            a2 += p[0] * q[1] - q[0] * p[1];
+        }
+    }
+    return a2 / 2;
+}
+
 void un_rings_clear(un_rings *r)
 {
     r->nrings = 0;

@@ -44,7 +44,7 @@
  * is then a little wider than needed. */
 #define UN_INFLATION_DRIFT 0.03
 
-/* ------------------------------------------- island preparation (packer.c) */
+/* ------------------------------------------- island preparation (prepare.c) */
 
 /* Islands annealed unless the caller says otherwise; the rest are filled
  * around them. */
@@ -78,7 +78,7 @@
 #define SQUARE_SCAN_STEPS 360
 #define SQUARE_REFINE_STEPS 40
 
-/* -------------------------------------------- the first layout (packer.c) */
+/* -------------------------------------------- the first layout (scale_search.c) */
 
 /* Up to this many islands a fill costs milliseconds: the start bisects its
  * container before the first layout is handed out, side searches and box
@@ -112,7 +112,7 @@
  * compute (a few times what 4 islands at margin 0.84 need). */
 #define RESCUE_WORK 20000
 
-/* ------------------------------------------ the scale search (packer.c) */
+/* ------------------------------------------ the scale search (scale_search.c) */
 
 /* Reheat temperature: this share of an average island's share of the
  * container (accepts losing one about one time in three). */
@@ -197,7 +197,7 @@
 #define WINDOW_MAX 96
 #define WINDOW_DEAD 4
 
-/* ---------------------------------------- fixed scale and tiles (packer.c) */
+/* ---------------------------------------- fixed scale and tiles (fixed_scale.c) */
 
 /* Reheat temperature of the fixed-scale search (its cost is containers
  * used less their fill, so a move changes it by a fraction of one). */
@@ -219,7 +219,7 @@
 #define LEFT_OUT_COST 10
 #define GROUP_SPLIT_COST 2.0
 
-/* ---------------------------------------------------- boxes (packer.c) */
+/* ---------------------------------------------------- boxes (boxes.c) */
 
 /* More rectangles than this go on shelves (next fit, tallest first: linear
  * time), not on the skyline, whose every placement scans the whole skyline
@@ -238,7 +238,7 @@
 /* No-fit polygon cache of a box packer: the skyline computes no regions. */
 #define BOX_CACHE_BYTES (1 << 20)
 
-/* ------------------------------------------- side searches (packer.c) */
+/* ------------------------------------------- side searches (side_search.c) */
 
 /* The side search's share of the work: SIDE_AHEAD while it is ahead of the
  * main search, SIDE_NEAR while its best container is within SIDE_CLOSE of

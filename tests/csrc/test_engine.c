@@ -1,8 +1,8 @@
 /*
- * test_engine.c - the packing engine: packer.c (through the public
- * un_packer_* interface, which drives decode.c, anneal.c, island.c and
- * nfpcache.c), and the helpers skyline.c, pow2.c, components.c, rng.c,
- * nfpcache.c and island.c directly.
+ * test_engine.c - the packing engine: the packer (the files packer.h
+ * lists, through the public un_packer_* interface, which drives decode.c,
+ * anneal.c, island.c and nfpcache.c), and the helpers skyline.c, pow2.c,
+ * components.c, rng.c, nfpcache.c and island.c directly.
  *
  * Oracles are written here, independently of the library:
  *   - layouts: every transform is applied to the input outline by the

@@ -1,0 +1,219 @@
+/*
+ * boxes.c - box mode: the islands' bounding rectangles on a skyline (or,
+ * beyond BOX_SHELF_AT, on shelves), the best of several orders and rules;
+ * and the box layouts a search tries on its first moves.
+ */
+#include "packer.h"
+
+#include <math.h>
+
+/* Next-fit shelf: the rectangle goes right of the last one on the current
+ * shelf, or at the left of a new shelf on top of the tallest rectangle of
+ * the current one.  shelf[0..2]: cursor x, shelf bottom, shelf height. */
+static int shelf_place(double shelf[3], double W, double H, double w, double h, double *x, double *y)
+{
+    if (shelf[0] + w > W) {
+        shelf[1] += shelf[2];
+        shelf[0] = shelf[2] = 0;
+    }
+    if (shelf[0] + w > W || shelf[1] + h > H) return 0;
+    *x = shelf[0];
+    *y = shelf[1];
+    shelf[0] += w;
+    if (h > shelf[2]) shelf[2] = h;
+    return 1;
+}
+
+/* Skyline of the islands' bounding rectangles (at their base orientation,
+ * or turned a quarter) at scale L, in order `ord`, by bottom-left or (fit)
+ * best fit, or beyond BOX_SHELF_AT rectangles on shelves; fills the
+ * placements when everything fits.  With several targets (a fixed scale),
+ * a rectangle that fits no more in the current one starts the next one. */
+static un_status box_fill(un_packer *pk, double L, const int32_t *ord, int fit, int *ok)
+{
+    un_engine *E = &pk->E;
+    un_skyline *sk = un_skyline_new();
+    int32_t p, quarter = E->os.ngrid % 4 == 0 ? E->os.ngrid / 4 : -1, bin = 0, in_bin = 0;
+    int shelves = E->n > BOX_SHELF_AT;
+    double shelf[3] = {0, 0, 0}, W, H;
+    /* rectangles grown by half the margin (and a clearance of BOX_CLEARANCE
+     * grid steps) fill the target less padding, grown by half the margin:
+     * the margin is between islands, not to the border */
+    double half = E->margin * L / 2, grow = half + BOX_CLEARANCE * E->q, pad = E->padding * L;
+    un_status s;
+    *ok = 0;
+    if (!sk) return UN_ENOMEM;
+    if ((s = un_engine_set_scale(E, L)) != UN_OK) goto done;
+    W = E->tw * L - 2 * pad + 2 * half;
+    H = E->th * L - 2 * pad + 2 * half;
+    if ((s = un_skyline_reset(sk, W, H)) != UN_OK) goto done;
+    for (p = 0; p < E->n; p++) {
+        int32_t k = ord[p], o;
+        un_pt lo, hi;
+        double w, h, x, y;
+        int rot = 0;
+        if (p % 256 == 255 && E->cancel && *E->cancel) { s = UN_ECANCELLED; goto done; }
+        un_island_bbox(&E->os, E->isl + k, 0, 1, E->q, &lo, &hi);
+        w = (double)(hi.x - lo.x) * E->q + 2 * grow;
+        h = (double)(hi.y - lo.y) * E->q + 2 * grow;
+        while (shelves ? !shelf_place(shelf, W, H, w, h, &x, &y)
+                       : !un_skyline_place(sk, w, h, quarter > 0, fit, &x, &y, &rot)) {
+            /* the next target, if there is one and this one holds anything */
+            if (!in_bin || bin + 1 >= E->nbins_max) goto done;
+            bin++;
+            in_bin = 0;
+            shelf[0] = shelf[1] = shelf[2] = 0;
+            if ((s = un_skyline_reset(sk, W, H)) != UN_OK) goto done;
+        }
+        if (!shelves && (s = un_skyline_add(sk, x, y, rot ? h : w, rot ? w : h)) != UN_OK) goto done;
+        in_bin++;
+        o = rot ? quarter : 0;
+        un_island_bbox(&E->os, E->isl + k, o, 1, E->q, &lo, &hi);
+        E->seq[p] = k;
+        E->pl[p].placed = 1;
+        E->pl[p].orient = o;
+        E->pl[p].sigma = 0;
+        E->pl[p].bin = bin;
+        /* the island's box (grid) starts inside its grown rectangle */
+        E->pl[p].t.x = un_llround((x + pad - half + grow) / E->q) - lo.x;
+        E->pl[p].t.y = un_llround((y + pad - half + grow) / E->q) - lo.y;
+    }
+    s = un_pk_accept_layout(pk, ok);
+done:
+    un_skyline_free(sk);
+    return s;
+}
+
+#define BOX_ORDERS 6   /* the orders box_key sorts by */
+
+typedef struct {
+    const un_engine *E;
+    int key;
+} box_ctx;
+
+static double box_key(const un_engine *E, int32_t k, int key)
+{
+    un_pt lo, hi;
+    double w, h;
+    un_island_bbox(&E->os, E->isl + k, 0, 1, E->q, &lo, &hi);
+    w = (double)(hi.x - lo.x);
+    h = (double)(hi.y - lo.y);
+    switch (key) {
+    case 0: return h;
+    case 1: return w;
+    case 2: return w * h;
+    case 3: return w > h ? w : h;
+    case 4: return w + h;
+    default: return w < h ? w : h;
+    }
+}
+
+static int cmp_box(int32_t a, int32_t b, const void *vctx)
+{
+    const box_ctx *c = (const box_ctx *)vctx;
+    double ka = box_key(c->E, a, c->key), kb = box_key(c->E, b, c->key);
+    if (ka != kb) return ka > kb ? -1 : 1;
+    return a < b ? -1 : (a > b);
+}
+
+/* Box packing: for six orders (tallest, widest, largest, longest side,
+ * largest perimeter, longest short side first), each with the skyline's
+ * bottom-left and best-fit rules, the smallest scale at which the skyline
+ * fits everything; the best of them.  Beyond BOX_SHELF_AT islands, shelves
+ * of the tallest first.  At a fixed scale: the tallest first, at that
+ * scale, over as many targets as it takes. */
+un_status un_pk_start_box(un_packer *pk, double L_area)
+{
+    un_engine *E = &pk->E;
+    int32_t *ord = (int32_t *)malloc((size_t)E->n * sizeof *ord), *tmp = (int32_t *)malloc((size_t)E->n * sizeof *tmp);
+    int32_t key, i, tries, keys = E->n > BOX_SHELF_AT ? 1 : 2 * BOX_ORDERS;
+    un_status s = UN_OK;
+    if (!ord || !tmp) { free(ord); free(tmp); return UN_ENOMEM; }
+    if (E->nbins_max > 0) {
+        int ok = 0;
+        box_ctx c;
+        c.E = E;
+        c.key = 0;
+        for (i = 0; i < E->n; i++) ord[i] = i;
+        un_sort_idx(ord, E->n, cmp_box, &c, tmp);
+        s = box_fill(pk, L_area, ord, 0, &ok);
+        if (s == UN_ERANGE) s = UN_ENOFIT;   /* islands beyond the grid's range */
+        keys = 0;
+    }
+    for (key = 0; key < keys && s == UN_OK; key++) {
+        box_ctx c;
+        int fit = key >= BOX_ORDERS;
+        double lo = L_area, hi = L_area * BOX_FIRST_GROW;
+        int ok = 0;
+        c.E = E;
+        c.key = key % BOX_ORDERS;
+        for (i = 0; i < E->n; i++) ord[i] = i;
+        un_sort_idx(ord, E->n, cmp_box, &c, tmp);
+        for (tries = 0; tries < BOX_TRIES && s == UN_OK; tries++, lo = hi, hi *= BOX_GROW)
+            if (pk->have_best && hi >= pk->best_L) break;
+            else if ((s = box_fill(pk, hi, ord, fit, &ok)) != UN_OK || ok) break;
+        /* beyond the grid (a margin that needs a huge container): this
+         * order fits nowhere */
+        if (s == UN_ERANGE) { s = UN_OK; continue; }
+        if (pk->have_best && hi > pk->best_L) hi = pk->best_L;
+        while (s == UN_OK && hi - lo > BOX_TOLERANCE * hi) {
+            double mid = 0.5 * (lo + hi);
+            if ((s = box_fill(pk, mid, ord, fit, &ok)) != UN_OK) break;
+            if (ok) hi = mid; else lo = mid;
+        }
+    }
+    free(ord);
+    free(tmp);
+    if (s == UN_OK && !pk->have_best) s = UN_ENOFIT;
+    return s;
+}
+
+/* The skyline's layout of the islands' bounding rectangles (what shape
+ * box packs, a few milliseconds) with options o, kept as the best when it
+ * beats it. */
+static un_status try_boxes(un_packer *pk, un_pack_options o, volatile int *cancel, int *improved)
+{
+    un_packer *sub;
+    un_status s;
+    o.box = 1;
+    o.cache_bytes = BOX_CACHE_BYTES;
+    if ((s = un_pk_new_sub_packer(pk, &o, &sub)) != UN_OK) return s;
+    s = un_packer_start(sub, cancel);
+    pk->st.rejected += sub->st.rejected;   /* a box layout that broke the rules */
+    if (s == UN_OK && sub->best_L < pk->best_L) s = un_pk_keep_layout(pk, sub->best, sub->best_L, improved);
+    un_packer_free(sub);
+    /* islands whose boxes do not fit at any scale the skyline tries */
+    return s == UN_ENOFIT ? UN_OK : s;
+}
+
+/* On one of the first moves, box layouts become the best when they beat it:
+ * islands whose boxes tile well (strips, panels) pack that way tighter
+ * than the search has got by then.  The boxes at the orientations the
+ * search starts from (with rotation any each island's minimal box, and its
+ * quarter turns when the step divides them), and with rotation any also as
+ * given.  Not on the first layout, which stays the bottom-left fill; not
+ * with locked islands (the skyline knows nothing of them), a fixed scale,
+ * or more islands than are bisected at the start (there the skyline falls
+ * behind the quick fills). */
+int un_pk_box_layouts_due(const un_packer *pk)
+{
+    return !pk->no_boxes && !pk->opt.box && !(pk->opt.fixed_scale > 0) && !pk->E.nlocked &&
+           pk->E.n <= BISECT_AT_START;
+}
+
+un_status un_pk_try_box_layouts(un_packer *pk, volatile int *cancel, int *improved)
+{
+    const double as_given = 0;
+    un_pack_options o = pk->opt;
+    un_status s = try_boxes(pk, o, cancel, improved);
+    if (s == UN_OK && pk->opt.align) {
+        o.nangles = 1;
+        o.angles = &as_given;
+        o.align = 0;
+        o.flip = 0;
+        s = try_boxes(pk, o, cancel, improved);
+    }
+    /* cancelled: again on the next move */
+    pk->boxes_due = s == UN_ECANCELLED;
+    return s;
+}
