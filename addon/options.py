@@ -33,6 +33,7 @@ from typing import Any, Callable, Dict, Optional, Tuple, Union
 import numpy as np
 
 from . import region as _region, tiles as _tiles
+from .group_layout import GROUP_LAYOUTS
 from .errors import NO_ROOM, InputError, flag, number, requirement, whole
 
 __all__ = ["Option", "OPTIONS", "PackOptions", "ResolvedOptions", "ROTATIONS", "AXIS_ROTATIONS", "SHAPES",
@@ -197,6 +198,11 @@ class PackOptions:
         1.0, "let island scales differ by up to this ratio where one long island limits the common scale "
              "(1: one common scale); only where the islands are scaled to fit", "number", low=1.0, soft_high=4.0,
         cli="--max-scale-ratio")
+    group_layout: str = _option(
+        "tiles", "what groups of islands (groups, one key per face) keep to: the same UDIM tile when it fits "
+                 "(tiles, {scale} 'fixed'), or, with {scale} 'fit', a compact region of their own each, the "
+                 "regions at least {margin} apart, all at one scale (together)", "choice",
+        choices=GROUP_LAYOUTS, cli="--group-layout")
     threads: Optional[int] = _option(
         None, "cores the search runs on, one search each, sharing their best layout (None: every core "
               "this process may use); the layout depends on it, as on the seed", "whole", low=1, high=1024,
@@ -217,6 +223,12 @@ class PackOptions:
             raise requirement("texel_density", "scale='fixed'")
         if self.max_scale_ratio > 1 and self.scale != "fit":
             raise requirement("max_scale_ratio", "scale='fit'", " (with 'fixed' islands keep their size)")
+        if self.group_layout == "together":
+            if self.scale != "fit":
+                raise requirement("group_layout", "scale='fit'", " for 'together' (with 'fixed', groups keep to "
+                                                                 "tiles)")
+            if self.max_scale_ratio > 1:
+                raise requirement("group_layout", "max_scale_ratio=1", " for 'together' (one common scale)")
         object.__setattr__(self, "_resolved", _resolve(self))
 
     def resolved(self) -> "ResolvedOptions":

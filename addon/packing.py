@@ -47,6 +47,7 @@ from ._faces import FacesLike, check_uvs
 from .errors import CannotFitError, InputError, requirement, seconds as _seconds, whole as _whole
 from .islands import Island, clipped_area, find_islands, island_faces_of, ring_areas
 from .options import DEFAULT_TIME_LIMIT, OPTIONS, PackOptions, TextureSize, cpu_cores, texel_aspect
+from .group_layout import PROBE_MOVES, TIME_SHARE as CLUSTER_TIME_SHARE, build_clusters, check_islands
 from .scales import mixed_scales
 from .stacking import DEFAULT_TOLERANCE as DEFAULT_STACK_TOLERANCE, Stack, stack_islands
 from .tiles import pack_pow2_squares
@@ -477,7 +478,17 @@ class Packer:
         positions: ``(V, 3)`` vertex positions, indexed by ``mesh_faces``
             when given, else by ``faces``.
         groups: one hashable key per face (an object, a material): islands
-            with the same key go to the same tile whenever it fits.
+            with the same key go to the same tile whenever it fits; with
+            ``group_layout='together'`` (and ``scale='fit'``), each group
+            gets a compact region of its own.
+        group_layout: ``'tiles'`` (default: as above) or ``'together'``:
+            each group's islands are packed among themselves into a cluster,
+            and the clusters into the target as their convex hulls, so the
+            groups' hulls are disjoint and at least ``margin`` apart, all
+            islands at one scale (see :mod:`uvnest.group_layout`; an island
+            belongs to the group most of its faces have, a stack of similar
+            islands forms within one group).  With a ``time_limit`` the
+            clusters take up to 60 % of it.
         pixel_perfect: snap translations to the texel grid of
             ``texture_size``; the margin still holds exactly.
         block_align: snap translations to blocks of this many texels (4 for
@@ -495,7 +506,8 @@ class Packer:
                  texel_density: Optional[float] = _D.texel_density, positions=None, groups=None,
                  pixel_perfect: bool = _D.pixel_perfect, block_align: Optional[int] = _D.block_align,
                  stack_similar: Union[bool, float] = _D.stack_similar,
-                 max_scale_ratio: float = _D.max_scale_ratio, time_limit: Optional[float] = None,
+                 max_scale_ratio: float = _D.max_scale_ratio, group_layout: str = _D.group_layout,
+                 time_limit: Optional[float] = None,
                  cancel: Optional[Cancel] = None, threads: Optional[int] = _D.threads) -> None:
         self._t0 = time.perf_counter()
         limit = _seconds(time_limit, "time_limit")
@@ -503,6 +515,25 @@ class Packer:
             raise InputError(f"cancel must be a uvnest.Cancel or None, got {cancel!r}", "cancel")
         self._user_cancel = cancel
         self._check_cancel()
+        self._lock = threading.Lock()
+        self._cancelled = False
+        self._core = None
+        #: the C packers a cancel must reach (the exact one, the box one)
+        self._running: List[Any] = []
+        #: moves per call into C: grown while moves are cheap (a move is a
+        #: decode, which at thousands of islands takes seconds)
+        self._chunk = 1
+        #: bumped when a deadline is disarmed, so a late timer cancels nothing
+        self._deadline_generation = 0
+        self._deadline_lock = threading.Lock()
+        self._best: Optional[PackResult] = None
+        self._exact = False
+        #: the shapes and UV indices _check_output reads, flat (built once)
+        self._flat: Optional[tuple] = None
+        if cancel is not None:
+            hook = weakref.WeakMethod(self._stop_running)
+            self._cancel_key = cancel._add(lambda: (hook() or (lambda: None))())
+            weakref.finalize(self, cancel._remove, self._cancel_key)
         #: the options, validated (see :class:`uvnest.PackOptions`)
         self.options = PackOptions(**_option_arguments(locals()))
         self._opt = o = self.options.resolved()
@@ -525,8 +556,11 @@ class Packer:
         #: per island its unit and the alignment that puts it there (with stacks)
         self._unstack: Optional[Tuple[np.ndarray, List[IslandTransform]]] = None
         if self.options.stack_similar is not False:
+            # grouped together, a stack keeps to one group
+            together = group_layout == "together" and groups is not None
             self._stack(faces, DEFAULT_STACK_TOLERANCE if self.options.stack_similar is True
-                        else self.options.stack_similar)
+                        else self.options.stack_similar,
+                        _island_groups(groups, self.islands, n_faces)[1] if together else None)
         self._island_of_face = island_faces_of(self.islands, n_faces)
         self._moving = np.flatnonzero(~self._locked)
         if self._moving.size == 0:
@@ -540,6 +574,19 @@ class Packer:
                 [isl.outline for isl in moving], np.array([isl.area for isl in moving]), ratio,
                 (x1 - x0 - 2 * o.padding, y1 - y0 - 2 * o.padding), o.align or len(o.angles) > 1)
         self._group_keys, self._group_of = _island_groups(groups, moving, n_faces)
+        self._fixed_shapes = [self._locked_shape(i) for i in np.flatnonzero(self._locked)]
+        #: area of the locked islands inside the target (they may reach out of it)
+        self._locked_area = sum(clipped_area(rings, o.target) if self._units[i].area > 0 else 0.0
+                                for i, rings in zip(np.flatnonzero(self._locked), self._fixed_shapes))
+        if o.region is not None:   # the box less the region: obstacles, grown to keep the padding
+            self._fixed_shapes += o.region.obstacles(max(0.0, o.engine_padding - o.engine_margin))
+        #: with group_layout='together', the smallest scale at which the
+        #: margin holds inside the groups' clusters (see uvnest.group_layout)
+        self._together: Optional[float] = None
+        if self.options.group_layout == "together":
+            if groups is None:
+                raise requirement("group_layout", "groups", " (one key per face) for 'together'")
+            moving = self._cluster(moving, None if limit is None else self._t0 + CLUSTER_TIME_SHARE * limit)
         self._shapes = []     # per moving island: what the engine packs, pre-scaled
         self._areas = []      # the area the engine counts per island
         for j, (k, isl) in enumerate(zip(self._prescale, moving)):
@@ -551,39 +598,15 @@ class Packer:
         self._areas = np.array(self._areas)
         #: the area each island covers (0 for a segment or a point)
         self._cover = np.array([isl.area for isl in moving]) * self._prescale ** 2
-        self._fixed_shapes = [self._locked_shape(i) for i in np.flatnonzero(self._locked)]
-        #: area of the locked islands inside the target (they may reach out of it)
-        self._locked_area = sum(clipped_area(rings, o.target) if self._units[i].area > 0 else 0.0
-                                for i, rings in zip(np.flatnonzero(self._locked), self._fixed_shapes))
-        if o.region is not None:   # the box less the region: obstacles, grown to keep the padding
-            self._fixed_shapes += o.region.obstacles(max(0.0, o.engine_padding - o.engine_margin))
         self._check_cancel()
-        self._lock = threading.Lock()
-        self._cancelled = False
-        self._core = None
-        #: the C packers a cancel must reach (the exact one, the box one)
-        self._running: List[Any] = []
-        #: moves per call into C: grown while moves are cheap (a move is a
-        #: decode, which at thousands of islands takes seconds)
-        self._chunk = 1
-        #: bumped when a deadline is disarmed, so a late timer cancels nothing
-        self._deadline_generation = 0
-        self._deadline_lock = threading.Lock()
-        self._best: Optional[PackResult] = None
-        self._exact = False
-        #: the shapes and UV indices _check_output reads, flat (built once)
-        self._flat: Optional[tuple] = None
         self._pow2 = self._pow2_layout(moving)
         #: True when the first layout is final (power-of-two squares, boxes):
         #: searching further cannot improve it
         self.final = self._pow2 is not None or (o.shape == "box" and not o.fixed and not self._fixed_shapes)
-        if cancel is not None:
-            hook = weakref.WeakMethod(self._stop_running)
-            self._cancel_key = cancel._add(lambda: (hook() or (lambda: None))())
-            weakref.finalize(self, cancel._remove, self._cancel_key)
         if self._pow2 is None:
-            self._core = self._engine(o.shape == "box" and not o.fixed)
-            if limit is not None and not self.final:
+            if self._together is None:
+                self._core = self._engine(o.shape == "box" and not o.fixed)
+            if limit is not None and not self.final and self._together is None:
                 # a valid layout at once, should the exact one take longer
                 # (none when even the boxes cannot fit: concave islands may
                 # still nest, so the exact start decides, unbounded)
@@ -602,11 +625,12 @@ class Packer:
 
     # ------------------------------------------------------------ set-up
 
-    def _stack(self, faces, tolerance: float) -> None:
-        """Pack the stacks of similar islands as one unit each."""
+    def _stack(self, faces, tolerance: float, classes: Optional[np.ndarray]) -> None:
+        """Pack the stacks of similar islands as one unit each (of one class
+        each, with ``classes``: per island a number)."""
         was_locked = self._locked
         aligned, self._units, unit_of, self.stacks = stack_islands(
-            self._uvs, faces, self.islands, np.flatnonzero(~was_locked), tolerance, self._opt.flip)
+            self._uvs, faces, self.islands, np.flatnonzero(~was_locked), tolerance, self._opt.flip, classes)
         if not self.stacks:
             return
         alignment = [IDENTITY] * len(self.islands)
@@ -618,6 +642,78 @@ class Packer:
         self._locked = np.zeros(len(self._units), dtype=bool)
         self._locked[unit_of[was_locked]] = True
         self._check_cancel()
+
+    def _cluster(self, moving: List[Island], deadline: Optional[float]) -> List[Island]:
+        """``group_layout='together'``: pack each group's islands into a
+        cluster and make the clusters the units the engine packs (after the
+        locked units); returns the clusters (see :mod:`uvnest.group_layout`)."""
+        o = self._opt
+        box_engine = o.shape == "box"
+
+        def new_core(box, as_boxes: bool):
+            return _core.Packer(box, 0.0, 0.0, o.angles, o.align, o.flip, o.seed, o.cache_bytes, o.anneal_max,
+                                0.0, 0, as_boxes, o.threads)
+
+        def call(core, until: Optional[float], method: str, *args):
+            with self._stop_at(until, core):
+                return self._call(core, method, *args)
+
+        def probe(clusters: List[Island], until: Optional[float]):
+            core = self._new_core(box_engine, o.threads)
+            for isl in clusters:
+                core.add_island(*_packing_shape(isl, o.shape))
+            self._add_groups_and_locked(core, groups=False)
+            ready = self._call(core, "start")
+            if not ready:
+                self._check_cancel()
+                if ready is None:
+                    return None
+                raise Cancelled("the packer was stopped before its first layout")
+            if not box_engine:
+                call(core, until, "run", PROBE_MOVES, until is None)
+            self._check_cancel()
+            return core, float(np.min(core.best()[2]))
+
+        x0, y0, x1, y1 = o.target
+        area = o.region.area if o.region is not None else (x1 - x0) * (y1 - y0)
+        found = build_clusters(moving, [_packing_shape(isl, o.shape)[0] for isl in moving], self._group_of,
+                               o.engine_margin, o.target, area, new_core, call, probe, deadline)
+        locked = np.flatnonzero(self._locked)
+        unit_of = np.empty(len(self._units), dtype=np.int64)
+        unit_of[locked] = np.arange(locked.size)
+        unit_of[self._moving] = locked.size + found.cluster_of
+        motion = [IDENTITY] * len(self._units)
+        for j, m in zip(self._moving, found.motions):
+            motion[j] = IslandTransform(m.rotation, m.flipped, m.translation, 1.0)
+        # per island: its unit's motion into its cluster after its alignment
+        # onto its unit (with stacks)
+        before, alignment = self._unstack or (np.arange(len(self._units)), [IDENTITY] * len(self._units))
+        self._unstack = (unit_of[before], [_compose(motion[u], a) for u, a in zip(before, alignment)])
+        self._units = [self._units[i] for i in locked] + found.units
+        self._locked = np.arange(len(self._units)) < locked.size
+        self._moving = np.flatnonzero(~self._locked)
+        self._group_of = np.arange(len(found.units), dtype=np.int64)
+        self._prescale = np.ones(len(found.units))   # fit mode, one common scale: it was all ones
+        self._together = found.scale
+        #: what the clusters were made of: the units, per unit its cluster
+        #: and its motion into it
+        self._clustered = (moving, found.cluster_of,
+                           [IslandTransform(m.rotation, m.flipped, m.translation, 1.0) for m in found.motions])
+        self._core = found.core
+        return found.units
+
+    def _check_islands(self, cluster_transforms: List[IslandTransform]) -> None:
+        """The exact check of every moved island of a group layout at the
+        requested margin (``group_layout='together'``): each unit the
+        clusters were made of (an island, or a stack of similar ones) where
+        its cluster's transform (``cluster_transforms``, per unit) took it."""
+        o = self._opt
+        units, cluster_of, motions = self._clustered
+        placed = [[_apply(_compose(cluster_transforms[self._moving[c]], m), r) for r in isl.outline]
+                  for isl, c, m in zip(units, cluster_of, motions)]
+        x0, y0, x1, y1 = self._engine_target()
+        check_islands(placed, self._fixed_shapes, o.check_margin,
+                      (x0 + o.padding, y0 + o.padding, x1 - o.padding, y1 - o.padding))
 
     def _island_scales(self, moving: List[Island], faces, mesh_faces, positions) -> np.ndarray:
         """Per moving island the scale applied before packing (1, or the
@@ -767,8 +863,9 @@ class Packer:
         except ValueError:   # the hulls do not fit where the outlines may
             return
         self._check_cancel()
-        if ready:
-            self._offer(self._result(core, kind="convex"))
+        result = self._result(core, kind="convex") if ready else None
+        if result is not None:   # None: below the scale a group layout needs
+            self._offer(result)
 
     def _explain_no_fit(self) -> None:
         """Name the first island too large for a tile on its own."""
@@ -827,6 +924,8 @@ class Packer:
         angle, flip, scale, trans, bins = placement
         o = self._opt
         scale = np.asarray(scale, dtype=np.float64) * self._prescale
+        if self._together is not None and scale.min() < self._together:
+            return None   # the margin inside the groups needs this scale (a box layout cut short)
         trans = np.array(trans, dtype=np.float64)
         if o.grid is not None and self._pow2 is None:
             trans = _tiles.snap_translations(trans, o.grid)
@@ -847,9 +946,12 @@ class Packer:
             island_tiles[i] = tile_numbers[j]
         if self._unstack is not None:   # per island: its unit's transform after its alignment
             unit_of, alignment = self._unstack
+            unit_transforms = transforms
             transforms = [_compose(transforms[u], m) for u, m in zip(unit_of, alignment)]
             uvs = apply_transforms(self._input, self.islands, transforms, o.texture)
             self._check_output(uvs, angle, flip, scale, trans, bins)
+            if self._together is not None:
+                self._check_islands(unit_transforms)
             return self._packed(uvs, transforms, island_tiles[unit_of], scale, bins, kind)
         uvs = apply_transforms(self._input, self._units, transforms, o.texture)
         self._check_output(uvs, angle, flip, scale, trans, bins)
@@ -1144,7 +1246,8 @@ def pack(uvs, faces: FacesLike, *, time_limit: Optional[float] = DEFAULT_TIME_LI
          texel_density: Optional[float] = _D.texel_density, positions=None, groups=None,
          pixel_perfect: bool = _D.pixel_perfect, block_align: Optional[int] = _D.block_align,
          stack_similar: Union[bool, float] = _D.stack_similar, max_scale_ratio: float = _D.max_scale_ratio,
-         cancel: Optional[Cancel] = None, threads: Optional[int] = _D.threads) -> PackResult:
+         group_layout: str = _D.group_layout, cancel: Optional[Cancel] = None,
+         threads: Optional[int] = _D.threads) -> PackResult:
     """Pack the islands of ``uvs``/``faces`` into the target.
 
     Returns the best layout found within ``time_limit`` seconds of the call,

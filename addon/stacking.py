@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Dict, List, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -141,9 +141,10 @@ def _similar_sizes(a: _Shape, b: _Shape, tol: float) -> bool:
 
 
 def find_stacks(uvs: np.ndarray, islands: Sequence[Island], candidates: Sequence[int], tolerance: float,
-                flip: bool) -> List[List[Tuple[int, Alignment]]]:
+                flip: bool, classes: Optional[np.ndarray] = None) -> List[List[Tuple[int, Alignment]]]:
     """Stacks of similar islands among ``candidates`` (indices into
-    ``islands``).
+    ``islands``); with ``classes`` (per island a number), islands of
+    different classes never stack.
 
     Each stack lists ``(island index, alignment onto the stack's first
     island)``, first island first (with the identity); only stacks of two
@@ -156,12 +157,13 @@ def find_stacks(uvs: np.ndarray, islands: Sequence[Island], candidates: Sequence
     # size: buckets of sizes that wide (on a log scale) hold each island's
     # matches in its own bucket and the two beside it
     width = math.log1p(4 * max(tolerance, 1e-9))
-    buckets: Dict[Tuple[int, int, int], List[List[Tuple[int, Alignment]]]] = {}
+    buckets: Dict[Tuple[int, int, int, int], List[List[Tuple[int, Alignment]]]] = {}
     stacks: List[List[Tuple[int, Alignment]]] = []
     for i, b in shapes.items():
-        key = (len(b.points), b.faces, int(math.floor(math.log(max(b.size, 1e-300)) / width)))
+        key = (len(b.points), b.faces, int(math.floor(math.log(max(b.size, 1e-300)) / width)),
+               -1 if classes is None else int(classes[i]))
         match = None
-        for near in (key, (key[0], key[1], key[2] - 1), (key[0], key[1], key[2] + 1)):
+        for near in (key, (key[0], key[1], key[2] - 1, key[3]), (key[0], key[1], key[2] + 1, key[3])):
             for stack in buckets.get(near, ()):
                 a = shapes[stack[0][0]]
                 tol = tolerance * a.size
@@ -203,8 +205,10 @@ class Stack:
 
 
 def stack_islands(uvs: np.ndarray, faces: FacesLike, islands: List[Island], candidates: Sequence[int],
-                  tolerance: float, flip: bool) -> Tuple[np.ndarray, List[Island], np.ndarray, List[Stack]]:
-    """Merge the stacks of similar islands among ``candidates``.
+                  tolerance: float, flip: bool,
+                  classes: Optional[np.ndarray] = None) -> Tuple[np.ndarray, List[Island], np.ndarray, List[Stack]]:
+    """Merge the stacks of similar islands among ``candidates`` (of one
+    class each, with ``classes``: see :func:`find_stacks`).
 
     Returns the UVs with every stacked copy moved onto its stack's first
     island (a new array; ``uvs`` is not modified), the islands after
@@ -212,7 +216,7 @@ def stack_islands(uvs: np.ndarray, faces: FacesLike, islands: List[Island], cand
     union of its aligned copies), per island before stacking its index
     after, and the stacks.
     """
-    found = find_stacks(uvs, islands, candidates, tolerance, flip)
+    found = find_stacks(uvs, islands, candidates, tolerance, flip, classes)
     if not found:
         return uvs, islands, np.arange(len(islands)), []
     aligned = uvs.copy()

@@ -212,6 +212,10 @@ def build_parser() -> argparse.ArgumentParser:
                 help="pack copies of one island shape (turned, or mirrored with --flip) stacked as one; TOL: "
                      "how similar, a share of the island's size (default 0.001)")
     _add_option(opt, "max_scale_ratio", metavar="R")
+    _add_option(opt, "group_layout",
+                help="what each OBJ object/group/material (glTF primitive) keeps to: with --udim and "
+                     "--keep-groups one tile (tiles); or a compact region of its own each, the regions at least "
+                     "the margin apart, at one scale (together)")
     opt.add_argument("--no-scale", action="store_true",
                      help="keep the islands' size (Blender's Scale off): pack them into the 0..1 tile as they are")
     opt.add_argument("--locked", action="append", metavar="NAME",

@@ -43,6 +43,8 @@ def _packer_options(args: argparse.Namespace) -> Dict[str, Any]:
         options["stack_similar"] = args.stack_similar
     if args.max_scale_ratio != 1.0:
         options["max_scale_ratio"] = args.max_scale_ratio
+    if args.group_layout != "tiles":
+        options["group_layout"] = args.group_layout
     if _udim(args):
         options["scale"] = "fixed"
         options["tiles"] = list(args.tiles) if args.tiles is not None else None

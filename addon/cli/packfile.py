@@ -224,6 +224,8 @@ def pack_file(task: PackTask, stop: Any, progress: Optional[Callable[[Any], None
         extra: Dict[str, Any] = {}
         if task.keep_groups and mesh.face_groups is not None:
             extra["groups"] = mesh.face_groups
+        if task.options.get("group_layout") == "together":   # a file of one group is one region
+            extra["groups"] = mesh.face_groups if mesh.face_groups is not None else np.zeros(len(mesh.faces), np.int64)
         if "texel_density" in task.options:
             extra["positions"] = mesh.positions if mesh.positions is not None else np.zeros((0, 3))
         locked = _locked_faces(mesh, task.locked_groups, task.path, warn)

@@ -1,0 +1,137 @@
+"""``group_layout='together'``: each group of islands in a region of its own
+(issue 31, point 5).
+
+Oracle: shapely, on the output faces (tests/pack_checker.py for the margin,
+the target and the transforms).  A group's region is the convex hull of its
+islands: the hulls of different groups must be disjoint and at least the
+margin apart, which is what "each group's islands near one another, in a
+compact region of its own" means here; the same input packed without it
+(``group_layout='tiles'``, the default) mixes the groups, so the check can
+fail.
+"""
+from __future__ import annotations
+
+from typing import List, Tuple
+
+import numpy as np
+import pytest
+import shapely
+
+import uvnest
+from tests.pack_checker import assert_valid, check_pack
+from tests.test_region import REGION, SHAPE, boxes
+
+MARGIN = 0.01
+
+
+def grouped_boxes(count: int, groups: int, seed: int) -> Tuple[np.ndarray, List[List[int]], List[int]]:
+    """``count`` boxes apart from one another, in ``groups`` groups dealt out
+    in turn (so that a layout ignoring them mixes them)."""
+    uvs, faces = boxes(count, seed)
+    return uvs, faces, [k % groups for k in range(count)]
+
+
+def group_hulls(result, faces, group_of_face: List[int]) -> List[shapely.Geometry]:
+    polys = [shapely.Polygon(np.asarray(result.uvs)[f]) for f in faces]
+    keys = sorted(set(group_of_face))
+    return [shapely.union_all([p for p, g in zip(polys, group_of_face) if g == key]).convex_hull for key in keys]
+
+
+def closest_hulls(hulls: List[shapely.Geometry]) -> float:
+    return min(shapely.distance(a, b) for k, a in enumerate(hulls) for b in hulls[k + 1:])
+
+
+def test_each_group_packs_in_a_region_of_its_own() -> None:
+    uvs, faces, groups = grouped_boxes(18, 3, seed=2)
+    options = dict(groups=groups, margin=MARGIN, iterations=40, time_limit=None, threads=1)
+    result = uvnest.pack(uvs, faces, group_layout="together", **options)
+    rep = assert_valid(result, uvs, faces, margin=MARGIN)
+    assert closest_hulls(group_hulls(result, faces, groups)) >= MARGIN - rep.tol
+    assert result.coverage == pytest.approx(rep.coverage, abs=1e-6)
+    assert result.coverage > 0.5
+    assert np.ptp([t.scale for t in result.transforms]) == 0   # one texel density
+    mixed = uvnest.pack(uvs, faces, **options)
+    assert closest_hulls(group_hulls(mixed, faces, groups)) == 0.0
+
+
+def test_groups_together_in_a_region_with_a_hole() -> None:
+    """A region of rings (a square with a keep-out zone and a second
+    rectangle): every island inside it and out of the hole, the groups'
+    hulls apart."""
+    uvs, faces = boxes(12, seed=3)
+    groups = ["wood" if k % 2 else "metal" for k in range(12)]
+    result = uvnest.pack(uvs, faces, target=REGION, groups=groups, group_layout="together", margin=MARGIN,
+                         iterations=40, time_limit=None, threads=1)
+    rep = check_pack(result, uvs, faces, margin=MARGIN, target=(0, 0, 1.6, 1), fit=False)
+    assert rep.ok, rep.describe()
+    for i, g in enumerate(rep.geoms):
+        assert SHAPE.buffer(rep.tol).contains(g), f"island {i} leaves the region"
+        assert shapely.distance(SHAPE.boundary, g) >= MARGIN - rep.tol
+    assert closest_hulls(group_hulls(result, faces, groups)) >= MARGIN - rep.tol
+
+
+def test_stacks_and_locked_islands_keep_to_their_groups() -> None:
+    """Stacked copies within the groups, and a locked island the groups go
+    around: the copies lie on one another, the locked island stays put."""
+    uvs, faces, groups = grouped_boxes(10, 2, seed=4)
+    square = np.array([[0, 0], [0.2, 0], [0.2, 0.2], [0, 0.2]])
+    copies = [square + [3.0 + 0.5 * k, 3.0] for k in range(4)]
+    n = len(uvs)
+    uvs = np.concatenate([uvs] + copies + [square * 0.5 + [0.4, 0.4]])
+    faces = faces + [[n + 4 * k + j for j in range(4)] for k in range(5)]
+    groups = groups + [0, 0, 1, 1, 1]
+    result = uvnest.pack(uvs, faces, groups=groups, group_layout="together", stack_similar=True,
+                         locked=[14], margin=MARGIN, iterations=30, time_limit=None, threads=1)
+    stacked = [list(s.members) for s in result.stacks]
+    assert sorted(map(sorted, stacked)) == [[10, 11], [12, 13]]
+    rep = assert_valid(result, uvs, faces, margin=MARGIN, locked=[14], stacks=stacked)
+    hulls = group_hulls(result, faces[:14], groups[:14])
+    assert closest_hulls(hulls) >= MARGIN - rep.tol
+    assert all(shapely.distance(h, rep.geoms[14]) >= MARGIN - rep.tol for h in hulls)
+
+
+def test_zero_margin_and_one_group() -> None:
+    uvs, faces, groups = grouped_boxes(8, 1, seed=5)
+    result = uvnest.pack(uvs, faces, groups=groups, group_layout="together", margin=0.0, iterations=20,
+                         time_limit=None, threads=1)
+    assert_valid(result, uvs, faces, margin=0.0)
+
+
+@pytest.mark.parametrize("options, message", [
+    (dict(group_layout="together"), "needs groups"),
+    (dict(group_layout="apart", groups=[0, 1]), "group_layout must be one of"),
+    (dict(group_layout="together", groups=[0, 1], scale="fixed"), "needs scale='fit'"),
+    (dict(group_layout="together", groups=[0, 1], max_scale_ratio=2), "max_scale_ratio=1"),
+])
+def test_bad_group_layouts_are_value_errors(options, message: str) -> None:
+    uvs, faces = boxes(2, seed=6)
+    with pytest.raises(ValueError, match=message):
+        uvnest.pack(uvs, faces, **options)
+
+
+def test_command_line_keeps_each_material_together(tmp_path, capsys) -> None:
+    """``uvnest pack --group-layout together`` on a real OBJ of two
+    materials: each material's faces in a region of its own (shapely on the
+    written file); the option's errors name the flags."""
+    from uvnest import io
+    from uvnest.cli import main
+
+    uvs, faces, groups = grouped_boxes(10, 2, seed=7)
+    src = tmp_path / "two.obj"
+    lines = [f"v {k} 0 0" for k in range(len(uvs))] + [f"vt {u:.17g} {v:.17g}" for u, v in uvs]
+    for material in (0, 1):
+        lines.append(f"usemtl m{material}")
+        lines += ["f " + " ".join(f"{i + 1}/{i + 1}" for i in f) for f, g in zip(faces, groups) if g == material]
+    src.write_text("\n".join(lines) + "\n")
+    out = tmp_path / "out.obj"
+    assert main(["pack", str(src), "-o", str(out), "--group-layout", "together", "--margin", str(MARGIN),
+                 "--iterations", "30", "--threads", "1"]) == 0
+    packed = io.load(str(out))
+    keys = list(packed.face_groups)
+    polys = [shapely.Polygon(packed.uvs[f]) for f in packed.faces]
+    hulls = [shapely.union_all([p for p, k in zip(polys, keys) if k == key]).convex_hull for key in set(keys)]
+    assert len(hulls) == 2 and shapely.distance(*hulls) >= MARGIN * (1 - 1e-6)
+    with pytest.raises(SystemExit) as exc:
+        main(["pack", str(src), "-o", str(out), "--group-layout", "together", "--udim"])
+    assert exc.value.code == 2
+    assert "--group-layout needs packing into the tile (no --udim or --no-scale)" in capsys.readouterr().err
