@@ -333,7 +333,7 @@ class Progress:
 def udim_tile_rect(number: int) -> Tuple[float, float, float, float]:
     """The ``(x0, y0, x1, y1)`` rectangle of UDIM tile ``number`` (1001-2000)."""
     if not 1001 <= number <= 2000:
-        raise ValueError(f"UDIM tile numbers run from 1001 to 2000, got {number}")
+        raise InputError(f"UDIM tile numbers run from 1001 to 2000, got {number}", "number")
     k = number - 1001
     u, v = k % 10, k // 10
     return (float(u), float(v), float(u + 1), float(v + 1))
@@ -380,13 +380,13 @@ def closest_udim_tile(point: Tuple[float, float], tiles: Sequence[int] = (),
 
 
 def _check_mesh(k: int, m: MeshLoops) -> None:
-    """Raise ``ValueError`` when the arrays of mesh ``k`` do not agree."""
+    """Raise ``InputError`` (a ``ValueError``) when the arrays of mesh ``k`` do not agree."""
     n_faces = len(m.loop_start)
     for name in ("loop_total", "selected", "hidden", "pinned") + (("shown",) if m.shown is not None else ()):
         if len(getattr(m, name)) != n_faces:
-            raise ValueError(f"mesh {k}: {name} has {len(getattr(m, name))} entries for {n_faces} faces")
+            raise InputError(f"mesh {k}: {name} has {len(getattr(m, name))} entries for {n_faces} faces", "meshes")
     if m.uvs is not None and (m.uvs.ndim != 2 or m.uvs.shape[1] != 2 or len(m.uvs) != len(m.loop_vert)):
-        raise ValueError(f"mesh {k}: uvs must be (L, 2) with one row per loop, got {m.uvs.shape}")
+        raise InputError(f"mesh {k}: uvs must be (L, 2) with one row per loop, got {m.uvs.shape}", "meshes")
 
 
 def _face_loops(m: MeshLoops, mask: np.ndarray) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -907,7 +907,7 @@ class LiveSession:
         example the margin leaves no room).
         """
         if not self.limits.bounded:
-            raise ValueError("run() needs a time, iteration or no-improvement limit")
+            raise InputError("run() needs a time, iteration or no-improvement limit", "limits", REQUIRES, "limits")
         if self._state != "ready":
             raise RuntimeError("a session can be started once")
         self._state = "running"

@@ -21,6 +21,21 @@ raises :class:`uvnest.errors.InputError` (a ``ValueError``) naming the
 argument, with a code (:mod:`uvnest.errors`), and ``TypeError`` for an
 unknown name.  :meth:`PackOptions.resolved` gives the values the engine
 works with (texel space, snapping grids, the margin and padding it keeps).
+
+Adding an option:
+
+1. a field on :class:`PackOptions` with ``_option(default, help, kind,
+   ...)`` (its range, choices, ``cli`` flag); checks that involve other
+   options go in ``__post_init__`` (``errors.requirement`` for "needs"),
+   and what the engine needs from it in :class:`ResolvedOptions`;
+2. the same keyword, with default ``_D.<name>``, on ``Packer.__init__`` and
+   ``pack`` (``packing._option_arguments`` raises KeyError until both have
+   it, and ``tests/test_options.py`` checks the signatures);
+3. ``_add_option(group, "<name>")`` in ``cli/arguments.py`` for the
+   command line (and ``cli/pack._packer_options`` to pass it on);
+4. for the Blender add-on, a property built with
+   ``blender.props.model_property("<name>")`` and its value passed on in
+   ``live.PackSettings`` (``SHARED_OPTIONS`` when it is the same setting).
 """
 from __future__ import annotations
 

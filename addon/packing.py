@@ -252,18 +252,18 @@ def _locked_islands(locked, islands: List[Island], n_faces: int) -> np.ndarray:
     arr = np.asarray(locked)
     if arr.dtype == bool:
         if arr.shape != (n_faces,):
-            raise ValueError(f"locked as a mask must have one entry per face ({n_faces}), got {arr.shape}")
+            raise InputError(f"locked as a mask must have one entry per face ({n_faces}), got {arr.shape}", "locked")
         for isl in islands:
             mask[isl.index] = bool(arr[isl.faces].any())
         return mask
     if arr.size == 0:
         return mask
     if not np.issubdtype(arr.dtype, np.integer):
-        raise ValueError(f"locked must be a boolean mask over faces or integer island indices, got {arr.dtype} "
-                         "values")
+        raise InputError(f"locked must be a boolean mask over faces or integer island indices, got {arr.dtype} "
+                         "values", "locked")
     idx = arr.astype(np.int64).reshape(-1)
     if idx.min() < 0 or idx.max() >= len(islands):
-        raise ValueError(f"locked island index out of range 0..{len(islands) - 1}")
+        raise InputError(f"locked island index out of range 0..{len(islands) - 1}", "locked")
     mask[idx] = True
     return mask
 
@@ -297,7 +297,7 @@ def apply_transforms(uvs, islands: Sequence[Island], transforms: Sequence[Island
     space, as the packer made them: on ``uv * (W, H) / max(W, H)``.
     """
     if len(islands) != len(transforms):
-        raise ValueError(f"{len(islands)} islands but {len(transforms)} transforms")
+        raise InputError(f"transforms: {len(islands)} islands but {len(transforms)} transforms", "transforms")
     src = np.asarray(uvs, dtype=np.float64)
     out = src.copy()
     moved = [(isl.uv_indices, t) for isl, t in zip(islands, transforms) if t != IDENTITY]
@@ -374,7 +374,9 @@ class Packer:
     options, seed, number of iterations and ``threads`` give bit-identical
     layouts.
 
-    Options (Blender's names where they overlap):
+    The options are validated by :class:`uvnest.PackOptions`, which
+    declares each one's default, range and choices once; ``Packer.options``
+    keeps them.  Options (Blender's names where they overlap):
         margin: smallest gap between islands, a fraction of the target
             (default 0.001); or ``margin_px`` with ``texture_size``.  With
             ``scale='fit'`` islands shrink to at most an eighth of the side
@@ -564,7 +566,7 @@ class Packer:
         self._island_of_face = island_faces_of(self.islands, n_faces)
         self._moving = np.flatnonzero(~self._locked)
         if self._moving.size == 0:
-            raise ValueError("there is nothing to pack: every island is locked")
+            raise InputError("locked: there is nothing to pack, every island is locked", "locked")
         moving = [self._units[i] for i in self._moving]
         self._prescale = self._island_scales(moving, faces, mesh_faces, positions)
         ratio = self.options.max_scale_ratio
@@ -736,8 +738,8 @@ class Packer:
         u0, v0 = u0 * ax, v0 * ay
         x0, y0, x1, y1 = self._units[i].bbox
         if not (u0 <= x0 and x1 <= u0 + ax and v0 <= y0 and y1 <= v0 + ay):
-            raise ValueError(f"locked island {i} is not inside tile {self._opt.tiles[0]}, the first tile "
-                             "(with scale='fixed' locked islands must lie in the first tile)")
+            raise InputError(f"locked island {i} is not inside tile {self._opt.tiles[0]}, the first tile "
+                             "(with scale='fixed' locked islands must lie in the first tile)", "locked")
         return [r - np.array([u0, v0]) for r in rings]
 
     def _engine_target(self) -> Tuple[float, float, float, float]:
@@ -1112,7 +1114,7 @@ class Packer:
         if iterations is not None:
             iterations = _whole(iterations, "iterations", 0)
         if seconds is None and iterations is None:
-            raise ValueError("step needs seconds or iterations")
+            raise requirement("step", "seconds or iterations")
         return self._step(seconds, iterations, hard=True)
 
     def _step(self, seconds: Optional[float], iterations: Optional[int], hard: bool) -> bool:
