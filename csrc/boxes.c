@@ -29,11 +29,35 @@ static int shelf_place(double shelf[3], double W, double H, double w, double h, 
  * best fit, or beyond BOX_SHELF_AT rectangles on shelves; fills the
  * placements when everything fits.  With several targets (a fixed scale),
  * a rectangle that fits no more in the current one starts the next one. */
-static un_status box_fill(un_packer *pk, double L, const int32_t *ord, int fit, int *ok)
+/* An island's bounding box on the grid, upright ([0]) and turned a
+ * quarter ([1]).  The grid step and the shapes stay fixed during a start, so
+ * un_pk_start_box computes them once: at 100,000 islands, computing them in
+ * every comparison of the sorts and twice per island in every fill (each
+ * a pass over the island's vertices with its rotation) was a third of the
+ * box layout. */
+typedef struct {
+    un_pt lo[2], hi[2];
+} island_box;
+
+static void island_boxes(const un_engine *E, int32_t quarter, island_box *b)
+{
+    int32_t k;
+    for (k = 0; k < E->n; k++) {
+        un_island_bbox(&E->os, E->isl + k, 0, 1, E->q, &b[k].lo[0], &b[k].hi[0]);
+        if (quarter > 0) un_island_bbox(&E->os, E->isl + k, quarter, 1, E->q, &b[k].lo[1], &b[k].hi[1]);
+    }
+}
+
+static int32_t quarter_turn(const un_engine *E)
+{
+    return E->os.ngrid % 4 == 0 ? E->os.ngrid / 4 : -1;
+}
+
+static un_status box_fill(un_packer *pk, double L, const int32_t *ord, const island_box *box, int fit, int *ok)
 {
     un_engine *E = &pk->E;
     un_skyline *sk = un_skyline_new();
-    int32_t p, quarter = E->os.ngrid % 4 == 0 ? E->os.ngrid / 4 : -1, bin = 0, in_bin = 0;
+    int32_t p, quarter = quarter_turn(E), bin = 0, in_bin = 0;
     int shelves = E->n > BOX_SHELF_AT;
     double shelf[3] = {0, 0, 0}, W, H;
     /* rectangles grown by half the margin (and a clearance of BOX_CLEARANCE
@@ -48,12 +72,11 @@ static un_status box_fill(un_packer *pk, double L, const int32_t *ord, int fit, 
     H = E->th * L - 2 * pad + 2 * half;
     if ((s = un_skyline_reset(sk, W, H)) != UN_OK) goto done;
     for (p = 0; p < E->n; p++) {
-        int32_t k = ord[p], o;
-        un_pt lo, hi;
+        int32_t k = ord[p];
+        un_pt lo = box[k].lo[0], hi = box[k].hi[0];
         double w, h, x, y;
         int rot = 0;
         if (p % 256 == 255 && E->cancel && *E->cancel) { s = UN_ECANCELLED; goto done; }
-        un_island_bbox(&E->os, E->isl + k, 0, 1, E->q, &lo, &hi);
         w = (double)(hi.x - lo.x) * E->q + 2 * grow;
         h = (double)(hi.y - lo.y) * E->q + 2 * grow;
         while (shelves ? !shelf_place(shelf, W, H, w, h, &x, &y)
@@ -67,11 +90,10 @@ static un_status box_fill(un_packer *pk, double L, const int32_t *ord, int fit, 
         }
         if (!shelves && (s = un_skyline_add(sk, x, y, rot ? h : w, rot ? w : h)) != UN_OK) goto done;
         in_bin++;
-        o = rot ? quarter : 0;
-        un_island_bbox(&E->os, E->isl + k, o, 1, E->q, &lo, &hi);
+        lo = box[k].lo[rot != 0];
         E->seq[p] = k;
         E->pl[p].placed = 1;
-        E->pl[p].orient = o;
+        E->pl[p].orient = rot ? quarter : 0;
         E->pl[p].sigma = 0;
         E->pl[p].bin = bin;
         /* the island's box (grid) starts inside its grown rectangle */
@@ -87,17 +109,13 @@ done:
 #define BOX_ORDERS 6   /* the orders box_key sorts by */
 
 typedef struct {
-    const un_engine *E;
+    const island_box *box;
     int key;
 } box_ctx;
 
-static double box_key(const un_engine *E, int32_t k, int key)
+static double box_key(const island_box *b, int key)
 {
-    un_pt lo, hi;
-    double w, h;
-    un_island_bbox(&E->os, E->isl + k, 0, 1, E->q, &lo, &hi);
-    w = (double)(hi.x - lo.x);
-    h = (double)(hi.y - lo.y);
+    double w = (double)(b->hi[0].x - b->lo[0].x), h = (double)(b->hi[0].y - b->lo[0].y);
     switch (key) {
     case 0: return h;
     case 1: return w;
@@ -111,7 +129,7 @@ static double box_key(const un_engine *E, int32_t k, int key)
 static int cmp_box(int32_t a, int32_t b, const void *vctx)
 {
     const box_ctx *c = (const box_ctx *)vctx;
-    double ka = box_key(c->E, a, c->key), kb = box_key(c->E, b, c->key);
+    double ka = box_key(c->box + a, c->key), kb = box_key(c->box + b, c->key);
     if (ka != kb) return ka > kb ? -1 : 1;
     return a < b ? -1 : (a > b);
 }
@@ -127,16 +145,18 @@ un_status un_pk_start_box(un_packer *pk, double L_area)
     un_engine *E = &pk->E;
     int32_t *ord = (int32_t *)malloc((size_t)E->n * sizeof *ord), *tmp = (int32_t *)malloc((size_t)E->n * sizeof *tmp);
     int32_t key, i, tries, keys = E->n > BOX_SHELF_AT ? 1 : 2 * BOX_ORDERS;
+    island_box *box = (island_box *)malloc((size_t)E->n * sizeof *box + 1);
     un_status s = UN_OK;
-    if (!ord || !tmp) { free(ord); free(tmp); return UN_ENOMEM; }
+    if (!ord || !tmp || !box) { free(ord); free(tmp); free(box); return UN_ENOMEM; }
+    island_boxes(E, quarter_turn(E), box);
     if (E->nbins_max > 0) {
         int ok = 0;
         box_ctx c;
-        c.E = E;
+        c.box = box;
         c.key = 0;
         for (i = 0; i < E->n; i++) ord[i] = i;
         un_sort_idx(ord, E->n, cmp_box, &c, tmp);
-        s = box_fill(pk, L_area, ord, 0, &ok);
+        s = box_fill(pk, L_area, ord, box, 0, &ok);
         if (s == UN_ERANGE) s = UN_ENOFIT;   /* islands beyond the grid's range */
         keys = 0;
     }
@@ -145,25 +165,26 @@ un_status un_pk_start_box(un_packer *pk, double L_area)
         int fit = key >= BOX_ORDERS;
         double lo = L_area, hi = L_area * BOX_FIRST_GROW;
         int ok = 0;
-        c.E = E;
+        c.box = box;
         c.key = key % BOX_ORDERS;
         for (i = 0; i < E->n; i++) ord[i] = i;
         un_sort_idx(ord, E->n, cmp_box, &c, tmp);
         for (tries = 0; tries < BOX_TRIES && s == UN_OK; tries++, lo = hi, hi *= BOX_GROW)
             if (pk->have_best && hi >= pk->best_L) break;
-            else if ((s = box_fill(pk, hi, ord, fit, &ok)) != UN_OK || ok) break;
+            else if ((s = box_fill(pk, hi, ord, box, fit, &ok)) != UN_OK || ok) break;
         /* beyond the grid (a margin that needs a huge container): this
          * order fits nowhere */
         if (s == UN_ERANGE) { s = UN_OK; continue; }
         if (pk->have_best && hi > pk->best_L) hi = pk->best_L;
         while (s == UN_OK && hi - lo > BOX_TOLERANCE * hi) {
             double mid = 0.5 * (lo + hi);
-            if ((s = box_fill(pk, mid, ord, fit, &ok)) != UN_OK) break;
+            if ((s = box_fill(pk, mid, ord, box, fit, &ok)) != UN_OK) break;
             if (ok) hi = mid; else lo = mid;
         }
     }
     free(ord);
     free(tmp);
+    free(box);
     if (s == UN_OK && !pk->have_best) s = UN_ENOFIT;
     return s;
 }
