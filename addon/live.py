@@ -39,7 +39,7 @@ import math
 import threading
 import time
 from dataclasses import dataclass
-from typing import List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -72,7 +72,10 @@ __all__ = [
 #: Where the islands go (Blender's ``udim_source``): the UDIM tile closest to
 #: the selection, the active UDIM tile, the selection's original bounding
 #: box, a custom region; and uvnest's UDIM tiles at the current density.
-TARGET_MODES = ("CLOSEST_UDIM", "ACTIVE_UDIM", "ORIGINAL_AABB", "CUSTOM_REGION", "UDIM_TILES")
+TARGET_MODES = ("CLOSEST_UDIM", "ACTIVE_UDIM", "ORIGINAL_AABB", "CUSTOM_REGION", "UDIM_TILES", "REGION")
+#: What each group of islands kept together is (``group_layout='together'``):
+#: nothing (no groups), each mesh, each material.
+KEEP_TOGETHER = ("NONE", "OBJECT", "MATERIAL")
 #: How the margin is given: Blender's ``margin_method`` items, and pixels.
 MARGIN_METHODS = ("SCALED", "ADD", "FRACTION", "PIXELS")
 #: Which rotations the islands may take: none, quarter turns, any (by
@@ -94,6 +97,9 @@ STEP_SECONDS = 0.05
 #: Short: on a dense mesh the artist sees a layout at once, and the main
 #: thread has time to write it well before the time limit.
 FIRST_LAYOUT_SECONDS = 0.2
+#: The same with Keep Together: the groups are packed among themselves
+#: while the packer is made, in up to 60 % of this (see uvnest.group_layout)
+TOGETHER_FIRST_SECONDS = 2.0
 #: Key help shown while the modal operator runs.
 KEYS_TEXT = "Enter/Space/Click: keep   Esc/Right-click: cancel"
 
@@ -125,6 +131,8 @@ class MeshLoops:
         hidden: ``(F,)`` bool, face hidden (never packed, even if selected).
         pinned: ``(F,)`` bool, face has a pinned UV.
         name: the object's name, for messages.
+        material: ``(F,)`` per face its material's name ("" without one),
+            or None, for :attr:`PackSettings.keep_together` ``'MATERIAL'``.
         shown: ``(F,)`` bool, face shown in the UV editor (with UV sync
             selection off, the faces selected in the mesh), or None: every
             face that is not hidden.  Shown faces that are not selected are
@@ -140,6 +148,7 @@ class MeshLoops:
     pinned: np.ndarray
     name: str = ""
     shown: Optional[np.ndarray] = None
+    material: Optional[np.ndarray] = None
 
 
 @dataclass(frozen=True)
@@ -188,6 +197,13 @@ class PackSettings:
             image's tiles in order when given, else 1001, 1002, ... in rows
             of 10).
         custom_region: ``(x0, y0, x1, y1)`` for ``'CUSTOM_REGION'``.
+        region: the rings of a polygon target for ``'REGION'`` (outer
+            rings counter-clockwise, holes clockwise, in UV space; see
+            :mod:`uvnest.region`; needs ``scale``).
+        keep_together: one of :data:`KEEP_TOGETHER`: the islands of each
+            mesh (``'OBJECT'``) or of each material (``'MATERIAL'``) pack
+            in a compact region of their own (``Packer``'s
+            ``group_layout='together'``; needs ``scale``).
         active_tile: UDIM tile number for ``'ACTIVE_UDIM'``.
         udim_tiles: the image's UDIM tiles; ``'CLOSEST_UDIM'`` picks among
             them and the grid's (see :func:`closest_udim_tile`) and
@@ -222,6 +238,8 @@ class PackSettings:
     obstacles: bool = True
     target: str = "CLOSEST_UDIM"
     custom_region: Tuple[float, float, float, float] = (0.0, 0.0, 1.0, 1.0)
+    region: Tuple[np.ndarray, ...] = ()
+    keep_together: str = "NONE"
     active_tile: int = 1001
     udim_tiles: Tuple[int, ...] = ()
     udim_grid: Optional[Tuple[int, int]] = None
@@ -235,7 +253,8 @@ class PackSettings:
         for name, value, allowed in (("target", self.target, TARGET_MODES),
                                      ("margin_method", self.margin_method, MARGIN_METHODS),
                                      ("rotation", self.rotation, ROTATION_MODES),
-                                     ("pin_method", self.pin_method, PIN_METHODS)):
+                                     ("pin_method", self.pin_method, PIN_METHODS),
+                                     ("keep_together", self.keep_together, KEEP_TOGETHER)):
             if value not in allowed:
                 raise InputError(f"{name} must be one of {allowed}, got {value!r}", name)
         for name in SHARED_OPTIONS:
@@ -487,9 +506,11 @@ class LiveSession:
         still_uvs: List[np.ndarray] = []
         still_sizes: List[np.ndarray] = []
         still_verts: List[np.ndarray] = []
+        face_mesh: List[np.ndarray] = []
+        face_material: List[np.ndarray] = []
         vert_offset = 0
         loop_offset = 0
-        for m in meshes:
+        for k, m in enumerate(meshes):
             if m.uvs is None:
                 moving.append(np.zeros(0, dtype=np.int64))
                 originals.append(np.zeros((0, 2), dtype=np.float32))
@@ -507,6 +528,9 @@ class LiveSession:
             faces.extend(np.arange(s, s + t) for s, t in zip(new_start.tolist(), total.tolist()))
             mesh_faces.append(np.asarray(m.loop_vert, np.int64)[loops] + vert_offset)
             pinned.append(np.asarray(m.pinned, bool)[chosen])
+            face_mesh.append(np.full(len(chosen), k, np.int64))
+            face_material.append(np.asarray(m.material, str)[chosen] if m.material is not None
+                                 else np.full(len(chosen), "", str))
             if settings.obstacles:
                 o_total, o_loops = _obstacle_loops(m)
                 still_uvs.append(np.asarray(m.uvs, np.float32)[o_loops])
@@ -525,6 +549,9 @@ class LiveSession:
         self._faces = faces
         self._mesh_faces = np.concatenate(mesh_faces)
         self._pinned = np.concatenate(pinned)
+        #: per packed face its mesh and its material (Keep Together)
+        self._face_mesh = np.concatenate(face_mesh)
+        self._face_material = np.concatenate(face_material)
         self._bounds = np.cumsum([len(o) for o in originals])[:-1]
         # obstacles: their vertices get numbers after every mesh's, so they never join a moving island
         self._still_uvs = np.concatenate(still_uvs).astype(np.float64) if still_uvs else np.zeros((0, 2))
@@ -584,6 +611,12 @@ class LiveSession:
             return (0.0, 0.0, 1.0, 1.0)   # each tile: the margin is in UV units
         if s.target == "ACTIVE_UDIM":
             return udim_tile_rect(s.active_tile)
+        if s.target == "REGION":
+            if not s.region:
+                raise PackError("The region to pack into has no rings")
+            lo = np.min([r.min(axis=0) for r in s.region], axis=0)
+            hi = np.max([r.max(axis=0) for r in s.region], axis=0)
+            return (float(lo[0]), float(lo[1]), float(hi[0]), float(hi[1]))
         if s.target == "CUSTOM_REGION":
             x0, y0, x1, y1 = (float(v) for v in s.custom_region)
             if not (all(math.isfinite(v) for v in (x0, y0, x1, y1)) and x1 > x0 and y1 > y0):
@@ -822,12 +855,32 @@ class LiveSession:
                 packer = self._keep_pinned_size(uvs, faces, verts, locked, keep_size)
             else:
                 placement = {"target": self._target} if s.scale else {"scale": "fixed"}
+                if s.target == "REGION" or s.keep_together != "NONE":
+                    placement.update(self._region_and_groups(len(faces)))
                 packer = self._new_packer(uvs, faces, verts, locked, self.margin, self.padding, **placement)
         n = len(self._uvs)
         held = [isl.uv_indices for isl in packer.islands if locked[isl.faces].any()]
         loops = np.concatenate(held) if held else np.zeros(0, np.int64)
         self._locked_loops = loops[loops < n]
         return packer
+
+    def _region_and_groups(self, n_faces: int) -> Dict[str, Any]:
+        """The packer's options for a region target and for keeping groups
+        together (both need Scale, and no pinned island keeping its size);
+        ``n_faces`` faces go to the packer, the packed ones first."""
+        s = self.settings
+        what = "A region target" if s.target == "REGION" else "Keep Together"
+        if not s.scale or self._frame is not None:
+            raise PackError(f"{what} needs Scale on (and no pinned island keeping its size)")
+        options: Dict[str, Any] = {}
+        if s.target == "REGION":
+            options["target"] = [np.asarray(r, np.float64) * self._texel for r in s.region]
+        if s.keep_together != "NONE":
+            keys = self._face_mesh if s.keep_together == "OBJECT" else self._face_material
+            # obstacle faces after the packed ones are locked: their key does not matter
+            options["groups"] = np.concatenate([keys, np.repeat(keys[:1], n_faces - len(keys))])
+            options["group_layout"] = "together"
+        return options
 
     def _keep_pinned_size(self, uvs: np.ndarray, faces: List[np.ndarray], verts: np.ndarray,
                           locked: np.ndarray, keep_size: np.ndarray) -> Packer:
@@ -920,11 +973,14 @@ class LiveSession:
 
     def _first_layout_seconds(self) -> float:
         """How long a packer being made may take before it hands out the box
-        layout: what is left of the time limit, at most :data:`FIRST_LAYOUT_SECONDS`."""
+        layout: what is left of the time limit, at most :data:`FIRST_LAYOUT_SECONDS`
+        (with Keep Together, at most :data:`TOGETHER_FIRST_SECONDS`: its
+        groups are packed then, and no box layout stands in for them)."""
         lim = self.limits
+        most = FIRST_LAYOUT_SECONDS if self.settings.keep_together == "NONE" else TOGETHER_FIRST_SECONDS
         if lim.time_limit <= 0:
-            return FIRST_LAYOUT_SECONDS
-        return min(max(self._t0 + lim.time_limit - time.perf_counter(), 0.0), FIRST_LAYOUT_SECONDS)
+            return most
+        return min(max(self._t0 + lim.time_limit - time.perf_counter(), 0.0), most)
 
     def _work(self) -> None:
         """The search loop (worker thread, or the caller's in :meth:`run`)."""

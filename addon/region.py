@@ -99,9 +99,10 @@ def _ring(value, k: int) -> np.ndarray:
 
 def is_rectangle(target) -> bool:
     """Whether ``target`` is given as ``(x0, y0, x1, y1)``, not as rings."""
-    if np.iscomplexobj(target):  # refused as rings, not cut to its real part
-        return False
     try:
+        # rings of different lengths are no array at all (numpy refuses them)
+        if np.iscomplexobj(target):  # refused as rings, not cut to its real part
+            return False
         arr = np.asarray(target, dtype=np.float64)
     except (TypeError, ValueError):
         return False

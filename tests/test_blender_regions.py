@@ -15,7 +15,7 @@ import shapely
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.test_blender import run_script  # noqa: E402
+from tests.test_blender import island_polygons, loop_model, run_script  # noqa: E402
 
 pytestmark = pytest.mark.blender
 
@@ -69,6 +69,24 @@ def test_regions_from_a_uv_map_and_a_curve(tmp_path) -> None:
     assert curve.within(disc.buffer(1e-5))
     assert disc.difference(curve).area < 2 * np.pi * 0.45 * sagitta
     assert not curve.contains(shapely.Point(0.5, 0.5)) and curve.contains(shapely.Point(0.5, 0.1))
+    # the operator packed into each region: every island inside it, out of its hole
+    model = loop_model(d["vert"], d["face_sizes_packed"], d["uvs_curve"].astype(np.float64), "regions")
+    for case, region in (("curve", curve), ("uv", expected)):
+        assert result[case] == ["FINISHED"], result
+        polys = island_polygons(model, d[f"uvs_{case}"].astype(np.float64))
+        assert len(polys) == 12
+        for k, poly in enumerate(polys):
+            assert region.buffer(1e-6).contains(poly), f"{case}: island {k} leaves the region"
+        assert shapely.union_all(polys).area > 0.2 * region.area   # scaled to fill, not left small
+    assert "Pick the curve object" in result["missing"]
+    # Keep Together: each object's islands in a region of their own, the regions apart
+    assert result["together"] == ["FINISHED"]
+    uvs = d["uvs_together"].astype(np.float64)
+    sizes = d["face_sizes_together"]
+    starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+    faces = [shapely.Polygon(uvs[s:s + n]) for s, n in zip(starts, sizes)]
+    hulls = [shapely.union_all([f for f, o in zip(faces, d["face_object"]) if o == k]).convex_hull for k in (0, 1)]
+    assert shapely.distance(*hulls) >= 0.004 - 1e-6   # FRACTION 0.002: 0.004 between islands
     errors = result["errors"]
     assert "Pick the mesh object" in errors["no_object"]
     assert "is not a curve" in errors["not_a_curve"]

@@ -145,3 +145,17 @@ def test_command_line_packs_into_a_region_file(tmp_path) -> None:
     packed = io.load(str(out))
     for face in packed.faces:
         assert SHAPE.buffer(1e-6).contains(shapely.Polygon(packed.uvs[face]))
+
+
+def test_rings_of_different_lengths_are_a_region() -> None:
+    """A circle of 40 points with a square hole: rings numpy cannot stack
+    (``region.is_rectangle`` once raised on them); islands stay inside."""
+    t = np.linspace(0, 2 * np.pi, 40, endpoint=False)
+    outer = np.column_stack([0.5 + 0.45 * np.cos(t), 0.5 + 0.45 * np.sin(t)])
+    hole = np.array([[0.4, 0.4], [0.4, 0.6], [0.6, 0.6], [0.6, 0.4]])
+    uvs, faces = boxes(6, seed=8)
+    result = uvnest.pack(uvs, faces, target=[outer, hole], margin=0.01, iterations=10, time_limit=None, threads=1)
+    disc = shapely.Polygon(outer, [hole])
+    rep = check_pack(result, uvs, faces, margin=0.01, target=disc.bounds, fit=False)
+    assert rep.ok, rep.describe()
+    assert all(disc.buffer(rep.tol).contains(g) for g in rep.geoms)

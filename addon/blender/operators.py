@@ -96,6 +96,8 @@ class EditMeshUVs:
     def __init__(self, obj: Object) -> None:
         self.mesh = obj.data
         self.name = obj.name
+        #: per material slot its material's name ("" for an empty slot)
+        self.materials = [slot.material.name if slot.material is not None else "" for slot in obj.material_slots]
         self.bm = bmesh.from_edit_mesh(self.mesh)
         layer = self.bm.loops.layers.uv.active
         self.layer_name: Optional[str] = None if layer is None else layer.name
@@ -161,7 +163,11 @@ class EditMeshUVs:
             else:
                 uv_selected = np.fromiter((loop[uv].select for loop in loops), bool, n)
             selected &= np.logical_and.reduceat(uv_selected, start)
-        return MeshLoops(uvs.reshape(-1, 2), start, total, verts, selected, hidden, pinned, self.name, shown)
+        names = np.array(self.materials + [""], str)   # an index past the slots: no material
+        slot = np.fromiter((f.material_index for f in faces), np.int64, n_faces)
+        material = names[np.minimum(slot, len(self.materials))]
+        return MeshLoops(uvs.reshape(-1, 2), start, total, verts, selected, hidden, pinned, self.name, shown,
+                         material)
 
     def bind(self, moving_loops: np.ndarray, original: np.ndarray, loop_total: np.ndarray) -> None:
         """Remember the loops that move (whole faces, in face order: the

@@ -20,11 +20,13 @@ from typing import Any, Dict, Optional, Tuple
 import bpy  # first: importing bpy is what makes bmesh importable outside Blender
 import bmesh
 # isort: on
-from bpy.props import BoolProperty, EnumProperty, FloatProperty, FloatVectorProperty, IntProperty, PointerProperty
+from bpy.props import (BoolProperty, EnumProperty, FloatProperty, FloatVectorProperty, IntProperty, PointerProperty,
+                       StringProperty)
 from bpy.types import Context, PropertyGroup, SpaceImageEditor, UILayout
 
-from ..live import Limits, PackSettings, udim_tile_at
+from ..live import Limits, PackError, PackSettings, udim_tile_at
 from ..options import BLENDER_DEFAULTS, OPTIONS
+from .regions import SOURCES, region_rings
 
 SHAPE_METHODS = {"CONCAVE": "concave", "CONVEX": "convex", "AABB": "box"}
 ROTATE_METHODS = {"ANY": "any", "CARDINAL": "90", "AXIS_ALIGNED": "axis", "AXIS_ALIGNED_X": "axis_x",
@@ -76,6 +78,12 @@ class PackProperties:
             ("UDIM_TILES", "UDIM Tiles at Current Density",
              "Keep the islands' size and fill as few UDIM tiles as possible: the image's tiles in order, "
              "else 1001, 1002, ... in rows of 10"),
+            ("UV_REGION", "Selected Region of a UV Map",
+             "Pack into the outline of the selected faces of the Region Object in its UV map Region UV Map "
+             "(holes are kept out of)"),
+            ("CURVE_REGION", "Curve Shape",
+             "Pack into the shape of the Region Object, a curve, seen from above: its closed splines, "
+             "inner ones kept out of"),
         ),
         default="CLOSEST_UDIM",
     )
@@ -171,6 +179,28 @@ class PackProperties:
                     "maximum U, maximum V",
         size=4,
         default=(0.0, 0.0, 1.0, 1.0),
+    )
+    region_object: StringProperty(
+        name="Region Object",
+        description="The object whose shape is the region to pack into: a mesh (Selected Region of a UV Map) "
+                    "or a curve (Curve Shape)",
+        default="",
+    )
+    region_uv_map: StringProperty(
+        name="Region UV Map",
+        description="The Region Object's UV map whose selected faces outline the region (empty: its active one)",
+        default="",
+    )
+    keep_together: EnumProperty(
+        name="Keep Together",
+        description="Pack the islands of each object, or of each material, in a compact region of their own, "
+                    "at least the margin from the others, all at one scale (needs Scale)",
+        items=(
+            ("NONE", "None", "Islands of every object and material mix"),
+            ("OBJECT", "Objects", "The islands of each object in a region of their own"),
+            ("MATERIAL", "Materials", "The islands of each material in a region of their own"),
+        ),
+        default="NONE",
     )
     rotation_step: FloatProperty(name="Rotation Step", subtype="ANGLE", **model_property("rotation_step"))
     flip: BoolProperty(name="Flip", **model_property("flip"))
@@ -300,10 +330,17 @@ def draw_options(layout: UILayout, data: Any, image_size: Optional[int]) -> None
     sub = col.column()
     sub.active = data.scale
     sub.prop(data, "max_scale_ratio")
+    sub = col.column()
+    sub.active = data.scale
+    sub.prop(data, "keep_together")
     col.prop(data, "obstacles")
     col.prop(data, "udim_source")
     if data.udim_source == "CUSTOM_REGION":
         col.prop(data, "custom_region")
+    if data.udim_source in SOURCES:
+        col.prop_search(data, "region_object", bpy.data, "objects")
+    if data.udim_source == "UV_REGION":
+        col.prop(data, "region_uv_map")
 
     col = layout.column(heading="Stop")
     col.prop(data, "time_limit")
@@ -376,6 +413,13 @@ def settings_from(options: Any, context: Context) -> PackSettings:
         active = image.tiles.active.number if image.tiles.active else tiles[0]
     elif space is not None:
         active = udim_tile_at(space.cursor_location[0], space.cursor_location[1], grid)
+    target, region = options.udim_source, ()
+    if target in SOURCES:
+        try:
+            target, region = "REGION", tuple(region_rings(options.udim_source, options.region_object,
+                                                          options.region_uv_map))
+        except ValueError as exc:
+            raise PackError(str(exc)) from None
     margin_px = None
     texture_size = None
     padding = float(options.padding)
@@ -393,7 +437,8 @@ def settings_from(options: Any, context: Context) -> PackSettings:
                         stack_similar=bool(options.stack_similar),
                         max_scale_ratio=float(options.max_scale_ratio),
                         pin_method=options.pin_method, obstacles=bool(options.obstacles),
-                        target=options.udim_source, custom_region=tuple(float(v) for v in options.custom_region),
+                        target=target, custom_region=tuple(float(v) for v in options.custom_region),
+                        region=region, keep_together=options.keep_together,
                         active_tile=int(active), udim_tiles=tiles, udim_grid=grid, seed=int(options.seed),
                         threads=int(options.threads) or None, aspect=uv_aspect(context))
 

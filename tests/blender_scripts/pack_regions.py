@@ -9,6 +9,12 @@ a Bezier circle with a square Poly spline inside (a disc with a hole).
 OUT.npz gets the grid's selected UV faces (``face_uvs``, ``face_sizes``),
 the curve's control points, and the rings read (``uv_ring_<k>``,
 ``curve_ring_<k>``) for the test's independent checks.
+
+Then the operator packs scattered islands into each region
+(``udim_source`` ``CURVE_REGION`` and ``UV_REGION``; ``uvs_curve``,
+``uvs_uv``), and two objects with Keep Together ``OBJECT``
+(``uvs_together``, ``face_object``); the packed meshes' loops go to
+OUT.npz as ``_common.read_loops`` reads them.
 """
 from __future__ import annotations
 
@@ -100,6 +106,30 @@ def main() -> None:
         except ValueError as exc:
             errors[name] = str(exc)
     results["errors"] = errors
+    # the operator: scattered islands into the curve's shape, then into the UV region
+    scattered = _common.scattered_islands(12, seed=3)
+    before = _common.read_loops([scattered])
+    arrays.update(vert=before["vert"], face_sizes_packed=before["face_sizes"])
+    common = dict(margin_method="FRACTION", margin=0.002, time_limit=1.0)
+    for case, options in (("curve", dict(udim_source="CURVE_REGION", region_object="RegionCurve")),
+                          ("uv", dict(udim_source="UV_REGION", region_object="RegionMesh", region_uv_map="Region"))):
+        _common.set_loop_uvs([scattered], before["uvs"])
+        _common.select_all_faces()
+        results[case] = sorted(bpy.ops.uv.uvnest_pack(**common, **options))
+        arrays[f"uvs_{case}"] = _common.read_loops([scattered])["uvs"]
+    # no region object picked: a clear report, nothing packed
+    try:
+        bpy.ops.uv.uvnest_pack(**common, udim_source="CURVE_REGION", region_object="")
+        results["missing"] = "no error"
+    except RuntimeError as exc:
+        results["missing"] = str(exc)
+    # Keep Together: the islands of each of two objects in a region of their own
+    _common.object_mode()
+    objects = _common.multi_objects()
+    results["together"] = sorted(bpy.ops.uv.uvnest_pack(**common, keep_together="OBJECT"))
+    packed = _common.read_loops(objects)
+    arrays.update(uvs_together=packed["uvs"], vert_together=packed["vert"], face_sizes_together=packed["face_sizes"],
+                  face_object=packed["face_object"])
     np.savez(out, **arrays)
     _common.emit(results)
 
