@@ -204,3 +204,19 @@ def test_live_settings_refuse_what_the_model_refuses(name: str) -> None:
         with pytest.raises(errors.InputError) as info:
             live.PackSettings(**{name: value})
         assert info.value.argument == name and str(info.value).startswith(name)
+
+
+def test_a_layout_that_cannot_fit_has_its_own_code() -> None:
+    with pytest.raises(errors.CannotFitError) as info:
+        uvnest.pack(SQUARE * 3, FACE, scale="fixed", tiles=[1001], time_limit=0.2)
+    assert info.value.code == errors.CANNOT_FIT and isinstance(info.value, ValueError)
+
+
+def test_the_command_line_check_packs_nothing() -> None:
+    """Options a packer would refuse only with data (texel_density without
+    positions) pass the check: it validates the options, it does not pack."""
+    assert _check_options({"texel_density": 8.0, "texture_size": (64, 64), "scale": "fixed"}) is None
+    with pytest.raises(errors.InputError) as info:
+        uvnest.pack(SQUARE, FACE, texel_density=8.0, texture_size=64, scale="fixed", time_limit=0.2)
+    assert (info.value.argument, info.value.code, info.value.requires) == ("texel_density", errors.REQUIRES,
+                                                                           "positions")
