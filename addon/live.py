@@ -81,7 +81,7 @@ MARGIN_METHODS = ("SCALED", "ADD", "FRACTION", "PIXELS")
 #: Which rotations the islands may take: none, quarter turns, any (by
 #: ``rotation_step``), and Blender's axis-aligned methods (each island turned
 #: to its smallest bounding box, then quarter turns; or lying; or standing).
-ROTATION_MODES = ROTATIONS + AXIS_ROTATIONS
+ROTATION_MODES = ROTATIONS + tuple(AXIS_ROTATIONS)
 #: The settings that are options of :class:`uvnest.PackOptions` too, with
 #: its checks and (but for :data:`uvnest.options.BLENDER_DEFAULTS`) its defaults.
 SHARED_OPTIONS = ("margin", "margin_px", "padding", "rotation_step", "flip", "shape", "merge_overlapping",
@@ -660,7 +660,7 @@ class LiveSession:
         orientation) or lying (AXIS_ALIGNED_X); pinned islands that keep
         their orientation or place do not turn."""
         s = self.settings
-        pose = {"axis": "stand", "axis_x": "lie", "axis_y": "stand"}.get(s.rotation)
+        pose = AXIS_ROTATIONS[s.rotation][0] if s.rotation in AXIS_ROTATIONS else None
         if pose is None and s.rotation == "any" and self._keeps_rotation():
             pose = "stand"
         if pose is None:
@@ -737,8 +737,7 @@ class LiveSession:
         s = self.settings
         if self._keeps_rotation():
             return "none", False
-        return {"none": "none", "90": "90", "any": "any", "axis": "90", "axis_x": "none",
-                "axis_y": "none"}[s.rotation], s.flip
+        return (AXIS_ROTATIONS[s.rotation][1] if s.rotation in AXIS_ROTATIONS else s.rotation), s.flip
 
     def _obstacles_near(self, box: Tuple[float, float, float, float], inside: bool) -> np.ndarray:
         """Per obstacle face, whether it can touch the islands in ``box``

@@ -56,10 +56,13 @@ __all__ = ["Option", "OPTIONS", "PackOptions", "ResolvedOptions", "ROTATIONS", "
 
 ROTATIONS = ("none", "90", "any")
 #: Blender's axis-aligned rotate methods, which the command line and the
-#: live session add to :data:`ROTATIONS`: each island turned to its smallest
-#: bounding box, then quarter turns (``axis``), lying (``axis_x``) or
-#: standing (``axis_y``).  The packer itself takes :data:`ROTATIONS`.
-AXIS_ROTATIONS = ("axis", "axis_x", "axis_y")
+#: live session add to :data:`ROTATIONS`, as (pose, packer rotation): each
+#: island is first turned to its smallest bounding box, standing (at least
+#: as tall as wide) or lying, then packed with quarter turns (``axis``) or
+#: as turned (``axis_x`` lying, ``axis_y`` standing).  The packer itself
+#: takes :data:`ROTATIONS`.
+AXIS_ROTATIONS: Dict[str, Tuple[str, str]] = {"axis": ("stand", "90"), "axis_x": ("lie", "none"),
+                                              "axis_y": ("stand", "none")}
 SHAPES = ("concave", "convex", "box")
 SCALES = ("fit", "fixed")
 #: The unit tile, the default target.

@@ -156,7 +156,7 @@ def test_the_command_line_takes_defaults_choices_and_help_from_the_model() -> No
         expected = {"target": None}.get(name, option.default)
         assert action.default == expected, name
         if option.kind == "choice":
-            assert tuple(action.choices) == option.choices + (AXIS_ROTATIONS if name == "rotation" else ()), name
+            assert tuple(action.choices) == option.choices + (tuple(AXIS_ROTATIONS) if name == "rotation" else ()), name
         if option.kind == "flag":
             assert action.const is True and action.default is False, name
 
@@ -194,7 +194,7 @@ def test_live_settings_default_as_the_model() -> None:
     for name in live.SHARED_OPTIONS:
         assert getattr(settings, name) == BLENDER_DEFAULTS.get(name, OPTIONS[name].default), name
     assert settings.texture_size is None and settings.rotation == OPTIONS["rotation"].default
-    assert set(live.ROTATION_MODES) == set(OPTIONS["rotation"].choices + AXIS_ROTATIONS)
+    assert set(live.ROTATION_MODES) == set(OPTIONS["rotation"].choices + tuple(AXIS_ROTATIONS))
     assert BLENDER_DEFAULTS == {"merge_overlapping": False}
 
 

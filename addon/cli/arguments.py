@@ -192,7 +192,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_option(opt, "margin")
     _add_option(opt, "margin_px", metavar="PX")
     _add_option(opt, "texture_size", type=_texture_size, metavar="PX|WxH")
-    _add_option(opt, "rotation", choices=ROTATIONS + AXIS_ROTATIONS,
+    _add_option(opt, "rotation", choices=ROTATIONS + tuple(AXIS_ROTATIONS),
                 help="island rotations allowed: none, quarter turns, any (by --rotation-step), or Blender's "
                      "axis-aligned methods: each island turned to its smallest bounding box, then quarter "
                      "turns (axis), lying (axis_x) or standing (axis_y) (default: %(default)s)")

@@ -16,6 +16,7 @@ from .. import io
 from ..io import MeshIOError
 from ..islands import Island, find_islands, tile_coverage
 from ..live import _turned, box_angle
+from ..options import AXIS_ROTATIONS, PackOptions
 from ..packing import Packer
 from ..region import is_rectangle, parse_region
 from ..preview import write_preview
@@ -141,13 +142,6 @@ def _locked_faces(mesh: Any, names: Sequence[str], path: str, warn: Callable[[st
 def _names_match(group_name: str, pattern: str) -> bool:
     parts = [part.strip().split(" ", 1)[-1] for part in group_name.split(",")]
     return any(fnmatch.fnmatchcase(p, pattern) for p in [group_name, *parts])
-
-
-#: Blender's axis-aligned rotate methods (as ``uvnest.live`` names them):
-#: each island is first turned to its smallest bounding box, standing (at
-#: least as tall as wide) or lying, then packed with quarter turns or as
-#: turned - what the engine's own rotations then get.
-AXIS_ROTATIONS = {"axis": ("stand", "90"), "axis_x": ("lie", "none"), "axis_y": ("stand", "none")}
 
 
 def engine_rotation(options: Dict[str, Any]) -> Tuple[Dict[str, Any], Optional[str]]:
@@ -304,11 +298,8 @@ def _storable(options: Dict[str, Any], uv_step: float) -> Dict[str, Any]:
 
 
 def _margin(options: Dict[str, Any]) -> float:
-    """The margin in tile units that ``options`` ask for (as ``Packer`` computes it)."""
-    if options.get("margin_px") is not None:
-        size = options["texture_size"]
-        return float(options["margin_px"]) / float(max(size) if isinstance(size, (tuple, list)) else size)
-    return float(options.get("margin", 0.001))
+    """The margin in tile units that ``options`` ask for (``margin_px`` resolved)."""
+    return PackOptions(**engine_rotation(options)[0]).resolved().margin
 
 
 class _WriteError(Exception):
