@@ -71,7 +71,8 @@ def _udim(args: argparse.Namespace) -> bool:
 
 
 #: What the packer's errors require (``InputError.requires``) that has no flag of its own.
-_CLI_REQUIREMENTS = {"scale='fixed'": "--udim or --no-scale", "scale='fit'": "packing into the tile (no --udim or --no-scale)"}
+_CLI_REQUIREMENTS = {"scale='fixed'": "--udim or --no-scale", "max_scale_ratio=1": "--max-scale-ratio 1",
+                     "scale='fit'": "packing into the tile (no --udim or --no-scale)"}
 
 
 def _cli_name(name: str) -> str:
@@ -83,8 +84,9 @@ def _cli_name(name: str) -> str:
 def _cli_message(error: InputError) -> str:
     """The packer's ``error`` in the command line's names, by its code."""
     flag = _cli_name(error.argument)
-    if error.code == REQUIRES:
-        return f"{flag} needs {_cli_name(error.requires)}"
+    if error.code == REQUIRES:   # errors.requirement's message: "<argument> needs <requires><why>"
+        why = str(error)[len(f"{error.argument} needs {error.requires}"):]
+        return f"{flag} needs {_cli_name(error.requires)}{why}"
     if error.code == NO_ROOM:
         return f"--margin and --padding: {error}"
     text = str(error)
