@@ -2,10 +2,14 @@
 
     python -m tests.bench.pro_options --models lamp,bathtub --seconds 10 --out /tmp/po
     python -m tests.bench.pro_options --count 20 --seconds 5
+    python -m tests.bench.pro_options --quick        # 4 models, 2 s
 
 Per model, ``uvnest.pack`` with the same time limit and seed under each
 variant: one common scale (the baseline), ``max_scale_ratio`` 1.5 and 2, and
-``stack_similar``.  Every layout goes through the benchmark's checker
+``stack_similar``, and ``group_layout='together'`` with the islands dealt
+into ``GROUPS`` groups in turn (the checker's island k in group k mod 3:
+every group holds large and small islands; its islands' hulls must come out
+at least the margin apart, ``groups_apart``).  Every layout goes through the benchmark's checker
 (``checker.check_layout``), told which freedom the variant had: the scale
 spread it allows, and which islands were stacked (they may overlap, as islands
 overlapping in the input do).  Reported: coverage, its ratio to the
@@ -33,7 +37,10 @@ VARIANTS: Dict[str, Dict[str, Any]] = {
     "ratio-1.5": {"max_scale_ratio": 1.5},
     "ratio-2": {"max_scale_ratio": 2.0},
     "stack": {"stack_similar": True},
+    "together": {"group_layout": "together"},
 }
+#: groups the islands are dealt into for the ``together`` variant
+GROUPS = 3
 
 
 def island_stacks(model: Model, result, face_island: np.ndarray, n_islands: int) -> np.ndarray:
@@ -45,14 +52,33 @@ def island_stacks(model: Model, result, face_island: np.ndarray, n_islands: int)
     return out
 
 
+def groups_apart(model: Model, result, groups: np.ndarray, margin: float) -> bool:
+    """Whether the convex hulls of the groups' islands (each of uvnest's
+    islands in the group most of its faces have) are at least ``margin``
+    apart (shapely, 1e-9 of slack)."""
+    import shapely
+
+    starts = np.concatenate(([0], np.cumsum(model.face_sizes)[:-1]))
+    corners = np.asarray(result.uvs)[model.face_idx]
+    hulls = {}
+    for isl in result.islands:
+        key = int(np.bincount(groups[isl.faces]).argmax())
+        pts = np.concatenate([corners[starts[f]:starts[f] + model.face_sizes[f]] for f in isl.faces])
+        hulls.setdefault(key, []).append(pts)
+    shapes = [shapely.MultiPoint(np.concatenate(p)).convex_hull for p in hulls.values()]
+    return all(shapely.distance(a, b) >= margin - 1e-9 for k, a in enumerate(shapes) for b in shapes[k + 1:])
+
+
 def run_variant(model: Model, margin: float, seconds: float, seed: int, extra: Dict[str, Any]) -> Dict[str, Any]:
     """One ``uvnest.pack`` run of ``model``, checked."""
     import uvnest
 
     islands = analyse(model)
+    groups = islands.face_island % GROUPS if "group_layout" in extra else None
     t0 = time.perf_counter()
     try:
-        result = uvnest.pack(model.uvs, model.faces, margin=margin, time_limit=seconds, seed=seed, **extra)
+        result = uvnest.pack(model.uvs, model.faces, margin=margin, time_limit=seconds, seed=seed, groups=groups,
+                             **extra)
     except (ValueError, RuntimeError) as exc:
         return {"valid": False, "coverage": 0.0, "seconds": time.perf_counter() - t0, "error": str(exc)}
     wall = time.perf_counter() - t0
@@ -62,7 +88,8 @@ def run_variant(model: Model, margin: float, seconds: float, seed: int, extra: D
     return {"valid": check.valid, "coverage": check.coverage, "seconds": wall,
             "stacks": len(result.stacks), "stacked": sum(len(s.members) for s in result.stacks),
             "scale_ratio": float(result.scale_ratio), "scale": float(result.scale),
-            "violation": None if check.valid else check.first_violation}
+            "violation": None if check.valid else check.first_violation,
+            "groups_apart": None if groups is None else groups_apart(model, result, groups, margin)}
 
 
 def run(models: Sequence[Model], margin: float, seconds: float, seed: int) -> List[Dict[str, Any]]:
@@ -80,6 +107,7 @@ def report(rows: List[Dict[str, Any]], seconds: float) -> str:
     lines = [f"# Options of professional packers ({seconds:g} s per run, one core)", "",
              "Coverage (its ratio to one common scale); for `stack`, the common scale's ratio too: stacked",
              "copies share their texture, so the gain of stacking is in scale (texel density), not coverage.",
+             "`together`: the islands dealt into 3 groups, each group in a region of its own.",
              "", "| model | " + " | ".join(VARIANTS) + " | stack: scale ratio | stacks (islands) | spread at ratio 2 |",
              "|---" * (len(VARIANTS) + 4) + "|"]
     for row in rows:
@@ -99,7 +127,11 @@ def report(rows: List[Dict[str, Any]], seconds: float) -> str:
         invalid = sum(not row[name]["valid"] for row in rows)
         if ratios:
             lines.append(f"- **{name}**: median coverage ratio to one common scale {statistics.median(ratios):.3f} "
-                         f"(min {min(ratios):.3f}, max {max(ratios):.3f}); invalid layouts: {invalid}")
+                         f"(min {min(ratios):.3f}, max {max(ratios):.3f}); invalid layouts: {invalid}; median "
+                         f"time {statistics.median(row[name]['seconds'] for row in rows):.2f} s")
+    apart = [row["together"]["groups_apart"] for row in rows]
+    lines.append(f"- **together**: groups' hulls at least the margin apart on {sum(bool(a) for a in apart)} of "
+                 f"{len(apart)} models")
     return "\n".join(lines) + "\n"
 
 
@@ -112,7 +144,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--margin", type=float, default=0.005, help="margin (default 0.005)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, default=Path("bench-results"))
+    parser.add_argument("--quick", action="store_true", help="4 models, 2 s per run (a smoke run)")
     args = parser.parse_args(argv)
+    if args.quick:
+        args.count, args.seconds = 4, 2.0
     if args.models:
         models = homedecor_models(args.models.split(","))
     else:   # one group alone packs the same under every variant
