@@ -658,7 +658,9 @@ class Packer:
 
         def call(core, until: Optional[float], method: str, *args):
             with self._stop_at(until, core):
-                return self._call(core, method, *args)
+                out = self._call(core, method, *args)
+            self._check_cancel()   # a cancelled call is no deadline: construction stops
+            return out
 
         def probe(clusters: List[Island], until: Optional[float]):
             core = self._new_core(box_engine, o.threads)

@@ -162,3 +162,20 @@ def test_live_session_keeps_each_mesh_together_in_a_region() -> None:
     assert shapely.distance(*hulls) >= MARGIN - 1e-6
     with pytest.raises(ValueError, match="keep_together must be one of"):
         PackSettings(keep_together="MESH")
+
+
+def test_a_cancel_stops_the_groups_being_packed() -> None:
+    """A :class:`uvnest.Cancel` set while the groups are packed among
+    themselves (no time limit: each anneals its moves) stops construction
+    with ``Cancelled``, promptly."""
+    import threading
+    import time
+
+    uvs, faces, groups = grouped_boxes(90, 3, seed=11)
+    cancel = uvnest.Cancel()
+    timer = threading.Timer(0.3, cancel.set)
+    timer.start()
+    t0 = time.perf_counter()
+    with pytest.raises(uvnest.Cancelled):
+        uvnest.Packer(uvs, faces, groups=groups, group_layout="together", margin=MARGIN, threads=1, cancel=cancel)
+    assert time.perf_counter() - t0 < 0.3 + 1.0
