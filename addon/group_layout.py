@@ -240,7 +240,7 @@ def build_clusters(units: Sequence[Island], shapes: Sequence[List[np.ndarray]], 
     (``time.perf_counter()`` seconds) bounds the clusters' annealing,
     shared out between the rounds; without one each cluster anneals
     ``CLUSTER_MOVES`` moves (deterministic).  Raises ``CannotFitError``
-    (from ``probe``) when no round's clusters fit.
+    when the first round's clusters do not fit the target at all.
     """
     group_of = np.asarray(group_of, dtype=np.int64)
     if margin <= 0:
@@ -258,7 +258,7 @@ def build_clusters(units: Sequence[Island], shapes: Sequence[List[np.ndarray]], 
         end = None if deadline is None else began + (deadline - began) / (MAX_ROUNDS - k)
         clusters, motions = _build(units, shapes, group_of, margin / aim, box, new_core, call, end)
         probed = probe(clusters, end)
-        if probed is None:   # the smallest gaps yet: nothing smaller fits
+        if probed is None:   # these clusters do not fit at all (a tiny target, a wide margin)
             if best is None:
                 raise CannotFitError()
             break
