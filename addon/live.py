@@ -1024,13 +1024,15 @@ class LiveSession:
             if lim.stall > 0 and now - last >= lim.stall:
                 self._end("finished", f"no improvement for {lim.stall:g} s")
                 return
-            # without its exact first layout (a box layout is shown) the packer builds it in one go
+            # without its exact first layout (a box layout is shown) the packer
+            # builds it in one go, and no move more: the step returns as soon
+            # as it is ready, so that it is shown at once
             budget = STEP_SECONDS if packer.exact else 3600.0
             if lim.time_limit > 0:
                 budget = min(budget, self._t0 + lim.time_limit - now)
             if lim.stall > 0:
                 budget = min(budget, last + lim.stall - now)
-            left = lim.iterations - moves if lim.iterations > 0 else None
+            left = (lim.iterations - moves if lim.iterations > 0 else None) if packer.exact else 0
             if packer.step(seconds=max(budget, 0.0), iterations=left):
                 self._publish(packer.best, packer.stats["moves"])
                 last = time.perf_counter()

@@ -16,6 +16,8 @@ import pytest
 import shapely
 import shapely.affinity
 
+import uvnest.live
+
 from uvnest.live import (Layout, Limits, LiveSession, MeshLoops, PackError, PackSettings, box_angle,
                          closest_udim_tile, udim_tile_at, udim_tile_rect)
 
@@ -223,6 +225,25 @@ def test_improvements_are_applied_in_order_and_keep_leaves_the_best() -> None:
     result = full(s, [m], kept)[0]
     coverage = check_layout(m, result, np.arange(len(m.loop_start)), 0.01, s.target)
     assert coverage == pytest.approx(kept.coverage, rel=1e-3)
+
+
+def test_the_exact_layout_follows_the_box_layout_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With no time for the exact first layout, the box layout is shown
+    first; the exact one (or a better one) follows as soon as it is ready,
+    not after a search of the session's whole budget (which once held every
+    later layout back for as long as an hour)."""
+    monkeypatch.setattr(uvnest.live, "FIRST_LAYOUT_SECONDS", 0.0)
+    s = LiveSession([random_mesh(10, seed=3).build()], gap(0.005), Limits())
+    s.start()
+    seen: List[Layout] = []
+    deadline = time.perf_counter() + 15
+    while len(seen) < 2 and time.perf_counter() < deadline:
+        layout = s.poll()
+        if layout is not None:
+            seen.append(layout)
+        time.sleep(0.01)
+    s.cancel()
+    assert len(seen) == 2 and seen[1].coverage > seen[0].coverage, [x.coverage for x in seen]
 
 
 def test_cancel_restores_the_original_uvs_bit_for_bit() -> None:
