@@ -125,14 +125,48 @@ static void infl_box(const un_engine *E, int32_t k, int32_t o, int32_t level, un
     hi->x += E->radius + 2; hi->y += E->radius + 2;
 }
 
-/* Gather the obstacles of island k (o, level) placed in region wlo..whi of
- * translation space, against positions in cand[0..nc) (or 0..p-1 when cand
- * is NULL) and the locked islands. */
-static un_status gather(un_engine *E, int32_t p, const int32_t *cand, int32_t nc, int32_t k, int32_t o,
-                        int32_t level, int32_t bin, un_pt wlo, un_pt whi, int32_t *nobs)
+/* One placement to try: island k for position p at orientation o and
+ * shrink level, in container bin, its reference point in the box wlo..whi
+ * of translation space (the inner-fit rectangle, or a window of it).  Its
+ * obstacles are the placed positions cand[0..nc) (0..p-1 when cand is
+ * NULL) and, in container 0, the locked islands.  (r, f) pick the point
+ * of its collision-free regions (the contact search reads neither). */
+typedef struct {
+    int32_t        p, k, o, level, bin;
+    const int32_t *cand;
+    int32_t        nc;
+    un_pt          wlo, whi;
+    double         r, f;
+} place_req;
+
+/* What a placement found: the point t (when found) and, in the contact
+ * search, its contact score. */
+typedef struct {
+    un_pt  t;
+    double score;
+    int    found;
+} place_out;
+
+/* A request with no candidate list and r = f = 0. */
+static place_req request(int32_t p, int32_t k, int32_t o, int32_t level, int32_t bin, un_pt wlo, un_pt whi)
 {
-    un_pt klo, khi;
-    int32_t c, j, n = 0, count = cand ? nc : p;
+    place_req rq;
+    rq.p = p; rq.k = k; rq.o = o; rq.level = level; rq.bin = bin;
+    rq.cand = NULL;
+    rq.nc = 0;
+    rq.wlo = wlo;
+    rq.whi = whi;
+    rq.r = rq.f = 0;
+    return rq;
+}
+
+/* Gather the obstacles of request rq's island that reach its box of
+ * translation space. */
+static un_status gather(un_engine *E, const place_req *rq, int32_t *nobs)
+{
+    un_pt klo, khi, wlo = rq->wlo, whi = rq->whi;
+    int32_t c, j, n = 0, count = rq->cand ? rq->nc : rq->p, k = rq->k, o = rq->o, level = rq->level, bin = rq->bin;
+    const int32_t *cand = rq->cand;
     un_status s;
     un_rings_clear(&E->scratch);
     /* room for every candidate's core up front: obstacles point into it */
@@ -204,14 +238,15 @@ static un_status near_rings(un_engine *E, int32_t j, int32_t *r0, int32_t *r1)
     return UN_OK;
 }
 
-/* Contact score of island k (its inflated outline `self`, box klo..khi
- * relative to its reference point) at translation t: its boundary along
- * the container's walls and along the placed islands before position p
- * (or the candidates cand) in its container. */
-static un_status contact_score(un_engine *E, int32_t p, const int32_t *cand, int32_t nc, int32_t bin,
-                               const un_rings *self, un_pt klo, un_pt khi, un_pt t, double *score)
+/* Contact score of request rq's island (its inflated outline `self`, box
+ * klo..khi relative to its reference point) at translation t: its boundary
+ * along the container's walls and along its obstacles among the placed
+ * islands. */
+static un_status contact_score(un_engine *E, const place_req *rq, const un_rings *self, un_pt klo, un_pt khi,
+                               un_pt t, double *score)
 {
-    int32_t c, j, r0, r1, count = cand ? nc : p;
+    const int32_t *cand = rq->cand;
+    int32_t c, j, r0, r1, count = cand ? rq->nc : rq->p, bin = rq->bin;
     un_pt lo, hi, zero = {0, 0};
     int64_t tol = (int64_t)CONTACT_TOL;
     un_status s;
@@ -234,13 +269,14 @@ static un_status contact_score(un_engine *E, int32_t p, const int32_t *cand, int
 }
 
 /* The contact placement: of every vertex of every collision-free region,
- * the one where island k touches the most (ties: the leftmost, then the
- * lowest), and its contact score *top; *found = 0 when there is none.  The
- * regions are those of the last un_regions_build. */
-static un_status contact_point(un_engine *E, int32_t p, const int32_t *cand, int32_t nc, int32_t k,
-                               int32_t o, int32_t level, int32_t bin, un_pt *best, double *top, int *found)
+ * the one where request rq's island touches the most (ties: the leftmost,
+ * then the lowest), and its contact score; out->found = 0 when there is
+ * none.  The regions are those of the last un_regions_build. */
+static un_status contact_point(un_engine *E, const place_req *rq, place_out *out)
 {
-    int32_t j, v, nv, i, nt = 0;
+    int32_t j, v, nv, i, nt = 0, k = rq->k, o = rq->o, level = rq->level;
+    un_pt *best = &out->t;
+    double *top = &out->score;
     double m[4], score;
     un_pt klo, khi, zero = {0, 0};
     un_status s;
@@ -258,7 +294,7 @@ static un_status contact_point(un_engine *E, int32_t p, const int32_t *cand, int
             }
         }
     }
-    for (j = 0; j < p; j++) E->near_at[j] = -1;
+    for (j = 0; j < rq->p; j++) E->near_at[j] = -1;
     un_rings_clear(&E->near);
     un_rings_clear(&E->self);
     if ((s = ensure_inflated(E, k, level)) != UN_OK) return s;
@@ -270,36 +306,31 @@ static un_status contact_point(un_engine *E, int32_t p, const int32_t *cand, int
         un_pt t = E->spots[i];
         /* many vertices against detailed neighbours take a while */
         if (E->cancel && *E->cancel) return UN_ECANCELLED;
-        if ((s = contact_score(E, p, cand, nc, bin, &E->self, klo, khi, t, &score)) != UN_OK) return s;
+        if ((s = contact_score(E, rq, &E->self, klo, khi, t, &score)) != UN_OK) return s;
         if (score > *top || (score == *top && (t.x < best->x || (t.x == best->x && t.y < best->y)))) {
             *top = score;
             *best = t;
         }
     }
-    *found = *top >= 0;
+    out->found = *top >= 0;
     return UN_OK;
 }
 
-/* Try to place island k at (o, level) with (r, f) in translation-space box
- * wlo..whi (the inner-fit rectangle, or a window of it).  On success *t is
- * the point and *found = 1.  In the contact search (E->contact) the point
- * is the contact placement instead, whatever r and f are, and *contact
- * (unless NULL) receives its contact score. */
-static un_status try_place(un_engine *E, int32_t p, const int32_t *cand, int32_t nc, int32_t k,
-                           int32_t o, int32_t level, int32_t bin, un_pt wlo, un_pt whi, double r, double f,
-                           un_pt *t, double *contact, int *found)
+/* Try request rq: the point (r, f) of its collision-free regions, or in the
+ * contact search (E->contact) the contact placement and its score. */
+static un_status try_place(un_engine *E, const place_req *rq, place_out *out)
 {
     int32_t nobs, m, j, nv;
-    double pt[2], score;
+    double pt[2], r = rq->r, f = rq->f;
     un_status s;
-    *found = 0;
+    out->found = 0;
     E->work++;
-    s = gather(E, p, cand, nc, k, o, level, bin, wlo, whi, &nobs);
-    if (s == UN_OK) s = un_cfr_loops_clip(E->arr, NULL, wlo, whi, E->obs, nobs, 1, &E->segs, &E->cap_segs);
+    s = gather(E, rq, &nobs);
+    if (s == UN_OK) s = un_cfr_loops_clip(E->arr, NULL, rq->wlo, rq->whi, E->obs, nobs, 1, &E->segs, &E->cap_segs);
     if (s == UN_OK) s = un_regions_build(E->arr, &E->reg);
     un_nfpcache_release(E->cache);
     if (s != UN_OK || (m = E->reg.nregions) == 0) return s;
-    if (E->contact) return contact_point(E, p, cand, nc, k, o, level, bin, t, contact ? contact : &score, found);
+    if (E->contact) return contact_point(E, rq, out);
     j = (int32_t)(f * m);
     if (j >= m) j = m - 1;
     nv = E->reg.rstart[j + 1] - E->reg.rstart[j];
@@ -310,9 +341,9 @@ static un_status try_place(un_engine *E, int32_t p, const int32_t *cand, int32_t
     if (E->at_vertices && r < 0.5) un_rings_vertex_at(E->views, nv, 2 * r, pt);
     else if (E->at_vertices) un_rings_point_at(E->views, nv, 2 * r - 1, pt);
     else un_rings_point_at(E->views, nv, r, pt);
-    t->x = un_llround(pt[0]);
-    t->y = un_llround(pt[1]);
-    *found = 1;
+    out->t.x = un_llround(pt[0]);
+    out->t.y = un_llround(pt[1]);
+    out->found = 1;
     return UN_OK;
 }
 
@@ -385,7 +416,9 @@ static un_status first_fit(un_engine *E, filler *F, int32_t p, int32_t k, int32_
                            int fresh, int whole, int *found)
 {
     int32_t g = E->group ? E->group[k] : -1, pref = g >= 0 ? E->group_bin[g] : -1, i, last;
-    un_pt wlo, whi, t;
+    un_pt wlo, whi;
+    place_req rq;
+    place_out out;
     un_status s;
     *found = 0;
     if (!ifp(E, k, o, 0, &wlo, &whi)) return UN_OK;
@@ -398,8 +431,11 @@ static un_status first_fit(un_engine *E, filler *F, int32_t p, int32_t k, int32_
             if ((s = fill_bin(E, F, p, k, o, bin, found)) != UN_OK || *found) return s;
             continue;
         }
-        if ((s = try_place(E, p, NULL, 0, k, o, 0, bin, wlo, whi, r, f, &t, NULL, found)) != UN_OK) return s;
-        if (*found) { record(E, p, k, o, 0, bin, t); return UN_OK; }
+        rq = request(p, k, o, 0, bin, wlo, whi);
+        rq.r = r;
+        rq.f = f;
+        if ((s = try_place(E, &rq, &out)) != UN_OK) return s;
+        if ((*found = out.found)) { record(E, p, k, o, 0, bin, out.t); return UN_OK; }
     }
     return UN_OK;
 }
@@ -441,46 +477,57 @@ static un_status place_by_contact(un_engine *E, int32_t p, int32_t k, int *found
     /* an island the search pinned (f > 0, which the contact search does
      * not read otherwise) tries only its own orientation, theta's */
     int32_t pin = E->par[3 * k + 2] > 0 ? orientation(E, E->par[3 * k]) : -1;
-    double top = -1, score;
-    un_pt wlo, whi, t, tbest = {0, 0};
-    int in;
+    double top = -1;
+    un_pt wlo, whi, tbest = {0, 0};
     un_status s;
     for (o = pin < 0 ? 0 : pin; o < (pin < 0 ? no : pin + 1); o++) {
         /* a repeated angle places the same way (and costs as much) */
         if (pin < 0 && un_orient_repeats(&E->os, E->isl + k, o)) continue;
         if (!ifp(E, k, o, 0, &wlo, &whi)) continue;
-        if ((s = try_place(E, p, NULL, 0, k, o, 0, 0, wlo, whi, 0, 0, &t, &score, &in)) != UN_OK) return s;
-        if (in && score > top) { top = score; best = o; tbest = t; }
+        place_req rq = request(p, k, o, 0, 0, wlo, whi);
+        place_out out;
+        if ((s = try_place(E, &rq, &out)) != UN_OK) return s;
+        if (out.found && out.score > top) { top = out.score; best = o; tbest = out.t; }
     }
     *found = best >= 0;
     if (*found) record(E, p, k, best, 0, 0, tbest);
     return UN_OK;
 }
 
+/* Island k of annealed position p at (o, level) in container 0 by its own
+ * (r, f). */
+static un_status try_annealed(un_engine *E, int32_t p, int32_t k, int32_t o, int32_t level, un_pt wlo, un_pt whi,
+                              place_out *out)
+{
+    place_req rq = request(p, k, o, level, 0, wlo, whi);
+    rq.r = E->par[3 * k + 1];
+    rq.f = E->par[3 * k + 2];
+    return try_place(E, &rq, out);
+}
+
 /* An annealed position: its own (theta, r, f), shrunk if it does not fit. */
 static un_status place_annealed(un_engine *E, int32_t p)
 {
     int32_t k = E->seq[p], o = orientation(E, E->par[3 * k]), lo = 1, hi = UN_SHRINK_LEVELS - 1, best = -1;
-    double r = E->par[3 * k + 1], f = E->par[3 * k + 2];
-    un_pt wlo, whi, t, tbest = {0, 0};
+    un_pt wlo, whi, tbest = {0, 0};
+    place_out out;
     int found;
     un_status s;
     E->pl[p].placed = 0;
-    if (E->nbins_max > 0) return place_in_bins(E, NULL, p, k, o, r, f);
+    if (E->nbins_max > 0) return place_in_bins(E, NULL, p, k, o, E->par[3 * k + 1], E->par[3 * k + 2]);
     if (E->contact) {
         if ((s = place_by_contact(E, p, k, &found)) != UN_OK || found) return s;
     } else if (ifp(E, k, o, 0, &wlo, &whi)) {
-        if ((s = try_place(E, p, NULL, 0, k, o, 0, 0, wlo, whi, r, f, &t, NULL, &found)) != UN_OK) return s;
-        if (found) { record(E, p, k, o, 0, 0, t); return UN_OK; }
+        if ((s = try_annealed(E, p, k, o, 0, wlo, whi, &out)) != UN_OK) return s;
+        if (out.found) { record(E, p, k, o, 0, 0, out.t); return UN_OK; }
     }
     /* largest shrink factor (smallest level) that fits */
     while (lo <= hi) {
         int32_t mid = (lo + hi) / 2;
-        found = 0;
-        if (ifp(E, k, o, mid, &wlo, &whi) &&
-            (s = try_place(E, p, NULL, 0, k, o, mid, 0, wlo, whi, r, f, &t, NULL, &found)) != UN_OK)
+        out.found = 0;
+        if (ifp(E, k, o, mid, &wlo, &whi) && (s = try_annealed(E, p, k, o, mid, wlo, whi, &out)) != UN_OK)
             return s;
-        if (found) { best = mid; tbest = t; hi = mid - 1; }
+        if (out.found) { best = mid; tbest = out.t; hi = mid - 1; }
         else lo = mid + 1;
     }
     if (best >= 0) record(E, p, k, o, best, 0, tbest);
@@ -650,9 +697,10 @@ static un_status fill_bin(un_engine *E, filler *F, int32_t p, int32_t k, int32_t
         if (x1 < ilo.x || x0 > ihi.x) continue;
         for (r = 0; r < wd->g; r++) {
             int64_t y0 = E->clo.y + r * wd->wh, y1 = y0 + wd->wh, *fw = wd->fail + 3 * ((int64_t)c * wd->g + r);
-            un_pt wlo, whi, qlo, qhi, t;
+            un_pt wlo, whi, qlo, qhi;
+            place_req rq;
+            place_out out;
             int32_t nc;
-            int in;
             if (y1 < ilo.y || y0 > ihi.y) continue;
             if ((fw[2] >= WINDOW_DEAD && E->nbins_max == 0) ||
                 (fw[0] >= 0 && kw * kh >= fw[0] * fw[1] && (kw >= fw[0] || kh >= fw[1])))
@@ -671,8 +719,11 @@ static un_status fill_bin(un_engine *E, filler *F, int32_t p, int32_t k, int32_t
             qlo.x = wlo.x + klo.x; qlo.y = wlo.y + klo.y;
             qhi.x = whi.x + khi.x; qhi.y = whi.y + khi.y;
             if ((s = index_query(&b->ci, E, qlo, qhi, &nc)) != UN_OK) return s;
-            if ((s = try_place(E, p, b->ci.cand, nc, k, o, 0, bin, wlo, whi, 0, 0, &t, NULL, &in)) != UN_OK) return s;
-            if (!in) {
+            rq = request(p, k, o, 0, bin, wlo, whi);
+            rq.cand = b->ci.cand;
+            rq.nc = nc;
+            if ((s = try_place(E, &rq, &out)) != UN_OK) return s;
+            if (!out.found) {
                 /* only a failure over the whole window says it is full */
                 if (!have) {
                     if (fw[0] < 0 || kw * kh < fw[0] * fw[1]) { fw[0] = kw; fw[1] = kh; }
@@ -681,8 +732,8 @@ static un_status fill_bin(un_engine *E, filler *F, int32_t p, int32_t k, int32_t
                 continue;
             }
             fw[2] = 0;
-            if (!have || t.x < best.x || (t.x == best.x && t.y < best.y)) {
-                best = t;
+            if (!have || out.t.x < best.x || (out.t.x == best.x && out.t.y < best.y)) {
+                best = out.t;
                 have = 1;
             }
             if (E->fill_quick) break;
