@@ -220,7 +220,7 @@ typedef struct {
     un_pt      *buf;         /* ring work area */
     int32_t     cap_buf;
     un_coreset *cores;       /* NULL: no culling */
-    int64_t     err;         /* see core.c: edges of the curves culling made */
+    int64_t     err;         /* edges of the curves culling made (obstacle_cores.c) */
 } emitter;
 
 /* Append the segments of the obstacles' rings (clipped to clo..chi when
@@ -305,7 +305,7 @@ static un_status gather_cores(un_coreset *cs, const un_obstacle *obs, int32_t no
 }
 
 /* Append, for every core that culled something, a solid of weight W
- * (core.c) around the curves its culling made: the box of its runs (one
+ * (obstacle_cores.c) around the curves its culling made: the box of its runs (one
  * unit more, within the core) when the core is a box, else the core.  W
  * exceeds every winding change culling made plus every winding outside the
  * cores.  0 in *deep when the weights would not fit the arrangement's

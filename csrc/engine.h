@@ -110,7 +110,7 @@ typedef struct {
 typedef struct {
     un_rings rings;       /* no-fit polygon in island i's frame */
     un_pt    lo, hi;
-    un_core  core;        /* a box inside it (core.c), when has_core */
+    un_core  core;        /* a box inside it (obstacle_cores.c), if has_core */
     int      has_core;
 } un_nfpval;
 

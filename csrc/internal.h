@@ -195,8 +195,9 @@ typedef struct {
     int (*inside_near)(void *ctx, un_pt base, int64_t dx, int64_t dy, int64_t n, int64_t d,
                        int64_t ex, int64_t ey);
     void *ctx;
-    /* when > 0: a winding at or above it lies inside a core (core.c), so
-     * edges and vertices next to it are covered; set by cfr.c */
+    /* when > 0: a winding at or above it lies inside a core
+     * (obstacle_cores.c), so edges and vertices next to it are covered;
+     * set by cfr.c */
     int32_t deep;
 } un_verifier;
 
@@ -312,10 +313,10 @@ un_status un_outline_rings(un_arr *w, const un_pt *pts, int32_t n, const int32_t
                            int32_t nfaces, const int32_t *face_idx, int needles, un_rings *out,
                            int32_t *nsolid);
 
-/* ---------------------------------------------------------------- core.c */
+/* ------------------------------------------------------- obstacle_cores.c */
 
 /* A convex quadrilateral (counter-clockwise) whose closure lies inside an
- * open obstacle: edges of other obstacles in it can be culled (core.c). */
+ * open obstacle: edges of other obstacles in it can be culled. */
 typedef struct {
     un_pt   q[4];
     un_pt   lo, hi;    /* its bounding box */

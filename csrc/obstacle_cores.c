@@ -1,5 +1,6 @@
 /*
- * core.c - cores of obstacles, and the culling of obstacle edges inside them.
+ * obstacle_cores.c - cores of obstacles (convex boxes inside a no-fit
+ * polygon), and the culling of obstacle edges inside them.
  *
  * A collision-free region is traced from the arrangement of all the no-fit
  * polygons around it (cfr.c), yet in a packed layout most of their edges lie

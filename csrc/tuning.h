@@ -8,8 +8,8 @@
  * the hashes in the same commit).
  *
  * Not here: numbers that keep layouts valid or the arithmetic in range
- * (the slack and the grid in engine.h, the clearances of core.c and cfr.c,
- * UN_COORD_LIMIT), and the cut-overs of geometric algorithms that change
+ * (the slack and the grid in engine.h, the clearances of obstacle_cores.c
+ * and cfr.c, UN_COORD_LIMIT), and the cut-overs of geometric algorithms that change
  * only their speed, never their result (arrange.c's SMALL_INPUT,
  * ringtree.c's SCAN_MAX, cfr.c's CULL_MIN_POINTS): those stay beside the
  * code whose invariant they are.

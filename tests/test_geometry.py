@@ -358,7 +358,7 @@ def dense_cfr_scene(seed):
     """A k x k grid of concave star polygons, each nearly filling its cell,
     and a piece about a cell wide: no-fit polygons overlap heavily and add
     up to thousands of edges, so cfr.c culls the edges deep inside others
-    (core.c).  (container, placed, piece, margin 0) as shapely geometry."""
+    (obstacle_cores.c).  (container, placed, piece, margin 0) as shapely geometry."""
     rng = np.random.default_rng(seed)
     k = int(rng.integers(6, 9))
     placed = []
@@ -371,7 +371,7 @@ def dense_cfr_scene(seed):
 
 @pytest.mark.parametrize("seed", range(10))
 def test_cfr_among_many_overlapping_nfps_matches_direct_feasibility(seed):
-    """The culled arrangement (core.c) frees exactly what shapely frees:
+    """The culled arrangement (obstacle_cores.c) frees exactly what shapely frees:
     every returned point is feasible, random positions agree, and the
     cached path (cfr_from_nfps) gives the same free area."""
     scene = dense_cfr_scene(seed)

@@ -1,6 +1,6 @@
 /*
- * test_core.c - cores of obstacles and the culling of edges inside them
- * (core.c), and cfr.c's use of them.
+ * test_obstacle_cores.c - cores of obstacles and the culling of edges
+ * inside them (obstacle_cores.c), and cfr.c's use of them.
  *
  *   - un_core_find on known shapes (square, L, square with a hole, the same
  *     hole bridged into one ring, clockwise rings, slivers, a ring range of
@@ -1174,5 +1174,5 @@ int main(void)
     RUN(test_differential_translated);
     RUN(test_differential_turned);
     RUN(test_turned_core_stays_inside);
-    return tu_report("test_core");
+    return tu_report("test_obstacle_cores");
 }
