@@ -5,14 +5,32 @@
  * and validates arguments (naming the offending one in every error), runs
  * the pure-C work with the GIL released, and maps un_status codes to
  * Python exceptions.
+ *
+ * Why one file of about a thousand lines: it is one concept (the bridge
+ * between Python objects and the C interface), each function converts the
+ * arguments of one C call, and the project keeps Python.h to a single file
+ * so that every other file builds and is tested as plain C99 (the C unit
+ * tests link the library without Python).  What it holds is conversion
+ * and error mapping only: the work is in the C files, and the checks on
+ * plain C arrays that the C functions can make themselves (face indices,
+ * offsets, coordinate ranges) are made there.
+ *
+ * It calls the public interface (uvnest.h) and the parallel search
+ * (chains.h: un_chains_*, the un_packer_* calls run on several threads),
+ * which is internal: the C library's own callers use un_packer_* and the
+ * chains are the binding's way to use every core.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #define PY_ARRAY_UNIQUE_SYMBOL uvnest_ARRAY_API
 #include <numpy/arrayobject.h>
 
-#include "internal.h"
+#include "uvnest.h"
 #include "chains.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include <math.h>
 

@@ -4,6 +4,9 @@
  * polygon cache, run side by side in threads; at fixed move counts the
  * best layout migrates to the others.  With one chain it is the packer
  * itself, call for call.
+ *
+ * Internal (not in uvnest.h): the Python binding (binding.c) runs every
+ * search through it; C callers of the library use un_packer_*.
  */
 #ifndef UVNEST_CHAINS_H
 #define UVNEST_CHAINS_H

@@ -591,21 +591,7 @@ un_status un_hull_rings(const un_rings *r, const int8_t *hole, un_rings *out);
 un_status un_pair_check(un_rings *a, un_rings *b, double margin_units, double reach, int *overlapping,
                         double *distance);
 
-/* Check a whole layout (tile coordinates): polys[0 .. n-nfixed) are placed
- * islands, the last nfixed are fixed (locked) ones.  Placed islands must lie
- * inside box (x0, y0, x1, y1) and every pair not both fixed must keep the
- * margin, all within two grid steps of the check (2^-26 of the layout's
- * extent).  *bad_a = -1 when valid; else the offending island (and *bad_b
- * the other one of a pair, or -1 for an island outside the box). */
-/* Does every point lie in its polygon, or within tol of it?  Polygon k is
- * rings poly_ring[k] .. poly_ring[k+1] of ring_xy / ring_start (as in
- * un_frings) and must hold the points pts[2 pt_start[k] .. 2 pt_start[k+1])
- * (x, y pairs); *bad = -1, or the first polygon that does not (a NaN point
- * does not). */
-un_status un_validate_holds(const double *ring_xy, const int32_t *ring_start, const int32_t *poly_ring, int32_t n,
-                            const double *pts, const int32_t *pt_start, double tol, int32_t *bad);
-un_status un_validate_layout(const un_frings *polys, int32_t n, int32_t nfixed, double margin,
-                             const double box[4], int32_t *bad_a, int32_t *bad_b);
+/* un_validate_layout and un_validate_holds: uvnest.h. */
 
 /* -------------------------------------------------------------- skyline.c */
 
@@ -620,33 +606,8 @@ int         un_skyline_place(un_skyline *s, double w, double h, int rot, int fit
 /* Record a rectangle placed at (x, y). */
 un_status   un_skyline_add(un_skyline *s, double x, double y, double w, double h);
 
-/* ----------------------------------------------------------------- pow2.c */
-
-/* Power-of-two squares sizes[0..n) (each at most layer) in square layers of
- * side layer (a power of two): out_xyl[3k..3k+3) = x, y, layer.  Zero waste:
- * every layer but the last is full.  UN_EINVAL if a size or the layer is
- * not a power of two. */
-un_status un_pack_pow2(const int64_t *sizes, int32_t n, int64_t layer, int64_t *out_xyl, int32_t *nlayers);
-
-/* ---------------------------------------------------------- components.c */
-
-/* Connected components of n nodes joined by pairs (a[k], b[k]); label[i]
- * numbers components 0.. in order of their smallest node. */
-un_status un_components(int32_t n, const int32_t *a, const int32_t *b, int64_t npairs, int32_t *label,
-                        int32_t *ncomp);
-
-/* Group polygons whose interiors overlap: label[i] numbers the groups in
- * order of their first polygon.  Empty polygons stay alone. */
-un_status un_overlap_groups(const un_frings *polys, int32_t n, int32_t *label);
-
-/* Outlines of several islands in one call: faces of group g (face_group[f]
- * in 0..ngroups) give out[g], needles kept (un_outline_rings): each
- * outline holds every UV of its faces, zero-area islands included.
- * solid[g]: whether some face of group g has area (else out[g] is strips
- * only, around a segment or a point). */
-un_status un_geom_outlines(const double *uv, int32_t n, const int32_t *face_start, int32_t nfaces,
-                           const int32_t *face_idx, const int32_t *face_group, int32_t ngroups,
-                           un_frings *out, int8_t *solid);
+/* pow2.c (un_pack_pow2), components.c (un_components, un_overlap_groups)
+ * and outline.c's un_geom_outlines: uvnest.h. */
 
 /* ---------------------------------------------------------------- grid.c */
 
