@@ -390,6 +390,8 @@ un_status un_cfr_loops(un_arr *w, const un_rings *container, un_pt lo, un_pt hi,
  * once.  Clipping rounds to the grid: for the engine only (see cfr.c). */
 un_status un_cfr_loops_clip(un_arr *w, const un_rings *container, un_pt lo, un_pt hi,
                             const un_obstacle *obs, int32_t nobs, int clip, un_seg **segs, int32_t *cap);
+/* ------------------------------------------------------------- regions.c */
+
 /* Group the traced loops into regions sorted by leftmost point (rotates
  * every loop to start at its leftmost point). */
 un_status un_regions_build(un_arr *w, un_regions *g);
@@ -577,6 +579,16 @@ un_status un_simplify_rings(const un_rings *in, double tol, int32_t max_vertices
  * takes seconds, longer than a time limit may wait). */
 un_status un_simplify_pieces(const un_frings *in, double tolerance, int32_t max_vertices, int32_t max_pieces,
                              double min_hole, un_frings *out, double *used, const volatile int *cancel);
+
+/* Move every ring of r outwards (to the right of each edge: rings have the
+ * solid on their left) by d, with mitred corners; *moved (may be NULL)
+ * receives the largest vertex displacement.  Used to cover the rounding of
+ * the input.  A sharp convex corner, whose mitre would reach more than 4d,
+ * gets a square cap of two vertices instead while `spare` extra vertices
+ * remain. */
+un_status un_miter_outwards(un_frings *r, double d, int32_t spare, double *moved);
+
+/* --------------------------------------------------------------- hull.c */
 
 /* Convex hull (one counter-clockwise ring) of the rings not flagged in
  * hole (every ring when hole is NULL). */

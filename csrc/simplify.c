@@ -27,6 +27,11 @@
  * the input's edges; both reach exactly the decisions and values of a scan
  * over everything, so that a ring of n points takes about n log n steps
  * rather than n^2.
+ *
+ * One concept from top to bottom (the heap of operations, their geometry
+ * and blocking tests, applying them, the driver and its float entry
+ * points), sharing one private state (simp): hence one file of about 800
+ * lines.  The convex hull it falls back to is hull.c.
  */
 #include "internal.h"
 
@@ -443,44 +448,6 @@ static un_status apply(simp *S, const op *o, un_pt x)
     }
 }
 
-/* ----------------------------------------------------------- convex hull */
-
-static int cmp_pts(int32_t a, int32_t b, const void *ctx)
-{
-    const un_pt *p = (const un_pt *)ctx;
-    int c = un_pt_cmp(p[a], p[b]);
-    return c ? c : (a < b ? -1 : (a > b));
-}
-
-/* Monotone chain hull of all points of the outer rings (all rings when
- * hole is NULL). */
-un_status un_hull_rings(const un_rings *r, const int8_t *hole, un_rings *out)
-{
-    int32_t n = un_rings_npts(r), i, k = 0, m = 0, t;
-    int32_t *idx = (int32_t *)malloc(((size_t)n + 1) * sizeof *idx);
-    int32_t *tmp = (int32_t *)malloc(((size_t)n + 1) * sizeof *tmp);
-    un_pt *h = (un_pt *)malloc((2 * (size_t)n + 2) * sizeof *h);
-    un_status s = UN_OK;
-    if (!idx || !tmp || !h) { s = UN_ENOMEM; goto done; }
-    for (t = 0; t < r->nrings; t++)
-        if (!hole || !hole[t])
-            for (i = r->start[t]; i < r->start[t + 1]; i++) idx[m++] = i;
-    un_sort_idx(idx, m, cmp_pts, r->pts, tmp);
-    for (i = 0; i < m; i++) {
-        while (k >= 2 && un_orient(h[k - 2], h[k - 1], r->pts[idx[i]]) <= 0) k--;
-        h[k++] = r->pts[idx[i]];
-    }
-    for (i = m - 2, t = k + 1; i >= 0; i--) {
-        while (k >= t && un_orient(h[k - 2], h[k - 1], r->pts[idx[i]]) <= 0) k--;
-        h[k++] = r->pts[idx[i]];
-    }
-    un_rings_clear(out);
-    if (k > 1) s = un_rings_add(out, h, k - 1);
-done:
-    free(idx); free(tmp); free(h);
-    return s;
-}
-
 /* ------------------------------------------------------------------ main */
 
 /* The rings left in S. */
@@ -724,12 +691,7 @@ un_status un_simplify_rings(const un_rings *in, double tol, int32_t max_vertices
     return simplify_rings(in, tol, max_vertices, max_pieces, min_hole, out, used, NULL);
 }
 
-/* Move every ring of r outwards (to the right of each edge: rings have the
- * solid on their left) by d, with mitred corners; *moved receives the
- * largest vertex displacement.  Used to cover the rounding of the input.  A
- * sharp convex corner, whose mitre would reach more than 4d, gets a square
- * cap of two vertices instead while `spare` extra vertices remain. */
-static un_status miter_outwards(un_frings *r, double d, int32_t spare, double *moved)
+un_status un_miter_outwards(un_frings *r, double d, int32_t spare, double *moved)
 {
     int32_t k, i;
     double worst = 0;
@@ -817,29 +779,9 @@ un_status un_simplify_pieces(const un_frings *in, double tolerance, int32_t max_
          * out by one grid step covers the rounding (at most 0.71 step) */
         double moved = 0;
         if ((s = un_grid_out(&g, &res, out, 1)) == UN_OK &&
-            (s = miter_outwards(out, g.step, max_vertices - un_frings_npts(out), &moved)) == UN_OK && used)
+            (s = un_miter_outwards(out, g.step, max_vertices - un_frings_npts(out), &moved)) == UN_OK && used)
             *used = *used * g.step + moved;
     }
-    un_rings_free(&ir);
-    un_rings_free(&res);
-    if (s != UN_OK) un_frings_free(out);
-    return s;
-}
-
-un_status un_geom_hull(const un_frings *in, un_frings *out)
-{
-    double lo[2] = {HUGE_VAL, HUGE_VAL}, hi[2] = {-HUGE_VAL, -HUGE_VAL};
-    un_grid g;
-    un_rings ir, res;
-    un_status s;
-    un_frings_free(out);
-    if ((s = un_frings_bbox(in, lo, hi)) != UN_OK) return s;
-    if ((s = un_grid_fit(&g, lo[0], lo[1], hi[0], hi[1], 0)) != UN_OK) return s;
-    un_rings_init(&ir);
-    un_rings_init(&res);
-    if ((s = un_grid_in(&g, in, &ir)) == UN_OK && (s = un_hull_rings(&ir, NULL, &res)) == UN_OK &&
-        (s = un_grid_out(&g, &res, out, 1)) == UN_OK)
-        s = miter_outwards(out, g.step, 0, NULL); /* cover the rounding of the input */
     un_rings_free(&ir);
     un_rings_free(&res);
     if (s != UN_OK) un_frings_free(out);
