@@ -138,28 +138,34 @@ def test_command_line_keeps_each_material_together(tmp_path, capsys) -> None:
 
 
 
-def test_live_session_keeps_each_mesh_together_in_a_region() -> None:
+@pytest.mark.parametrize("keep", ["OBJECT", "MATERIAL"])
+def test_live_session_keeps_each_mesh_together_in_a_region(keep: str) -> None:
     """The Blender add-on's session (no Blender needed): two meshes with Keep
-    Together 'OBJECT', packed into a region of rings: each mesh's islands in
-    a region of their own, inside the target (shapely on the loops)."""
+    Together, packed into a region of rings: each mesh's islands (or each
+    material's, the materials split across the meshes) in a region of their
+    own, inside the target (shapely on the loops)."""
     from uvnest.live import Limits, LiveSession, MeshLoops, PackSettings
 
     meshes = []
     for seed in (9, 10):
         uvs, faces = boxes(6, seed)
         n = len(faces)
+        material = np.array(["wood", "metal"] * (n // 2))
         meshes.append(MeshLoops(uvs[np.concatenate(faces)].astype(np.float32), np.arange(n) * 4, np.full(n, 4),
-                                np.arange(4 * n), np.ones(n, bool), np.zeros(n, bool), np.zeros(n, bool)))
-    settings = PackSettings(target="REGION", region=(REGION[0], REGION[1]), keep_together="OBJECT",
+                                np.arange(4 * n), np.ones(n, bool), np.zeros(n, bool), np.zeros(n, bool),
+                                material=material))
+    settings = PackSettings(target="REGION", region=(REGION[0], REGION[1]), keep_together=keep,
                             margin_method="FRACTION", margin=MARGIN / 2, threads=1)
     layout = LiveSession(meshes, settings, Limits(iterations=20)).run()
-    hulls = []
-    for uvs in layout.loop_uvs:
-        polys = [shapely.Polygon(uvs[4 * k:4 * k + 4].astype(float)) for k in range(len(uvs) // 4)]
+    groups: dict = {}
+    for k, (m, uvs) in enumerate(zip(meshes, layout.loop_uvs)):
+        polys = [shapely.Polygon(uvs[4 * j:4 * j + 4].astype(float)) for j in range(len(uvs) // 4)]
         # loops are float32: 1e-6 of rounding allowed
         assert all(shapely.Polygon(REGION[0], [REGION[1]]).buffer(1e-6).contains(p) for p in polys)
-        hulls.append(shapely.union_all(polys).convex_hull)
-    assert shapely.distance(*hulls) >= MARGIN - 1e-6
+        for p, material in zip(polys, m.material):
+            groups.setdefault(k if keep == "OBJECT" else material, []).append(p)
+    hulls = [shapely.union_all(polys).convex_hull for polys in groups.values()]
+    assert len(hulls) == 2 and shapely.distance(*hulls) >= MARGIN - 1e-6
     with pytest.raises(ValueError, match="keep_together must be one of"):
         PackSettings(keep_together="MESH")
 
