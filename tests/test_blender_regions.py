@@ -1,5 +1,5 @@
-"""Regions from Blender scenes (``uvnest.blender.regions``) in real Blender
-5.0.1 (the bpy module, headless): the selected faces' outline in another
+"""Regions from Blender scenes (``uvnest.blender.regions``) and the operator
+packing into them, in real Blender 5.0.1 and 4.2 LTS (the bpy modules, headless): the selected faces' outline in another
 UV map, and a curve's shape, against shapely geometry built here from the
 raw data the script read back (faces' UVs, Bezier control points)."""
 from __future__ import annotations
@@ -15,7 +15,7 @@ import shapely
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.test_blender import island_polygons, loop_model, run_script  # noqa: E402
+from tests.test_blender import VERSIONS, island_polygons, loop_model, run_script  # noqa: E402
 
 pytestmark = pytest.mark.blender
 
@@ -44,9 +44,10 @@ def bezier_polygon(controls: np.ndarray, steps: int) -> shapely.Polygon:
     return shapely.Polygon(np.concatenate(pts))
 
 
-def test_regions_from_a_uv_map_and_a_curve(tmp_path) -> None:
+@VERSIONS
+def test_regions_from_a_uv_map_and_a_curve(tmp_path, version: str) -> None:
     out = tmp_path / "regions.npz"
-    result = run_script("pack_regions.py", str(out))
+    result = run_script("pack_regions.py", str(out), version=version)
     d = np.load(out)
     # the selected faces' UVs: a square ring, the union of the faces
     sizes = d["face_sizes"]
