@@ -1,7 +1,8 @@
 """Regions from Blender scenes (``uvnest.blender.regions``) and the operator
-packing into them, in real Blender 5.0.1 and 4.2 LTS (the bpy modules, headless): the selected faces' outline in another
-UV map, and a curve's shape, against shapely geometry built here from the
-raw data the script read back (faces' UVs, Bezier control points)."""
+packing into them, in real Blender 5.0.1 and 4.2 LTS (the bpy modules,
+headless): the selected faces' outline in another UV map, and a curve's
+shape, against shapely geometry built here from the raw data the script
+read back (faces' UVs, Bezier control points)."""
 from __future__ import annotations
 
 import sys
