@@ -114,6 +114,8 @@ class Clusters:
     core: Any
 
 
+#: a rectangle ``(x0, y0, x1, y1)``
+Box = Tuple[float, float, float, float]
 #: ``(core, deadline or None, method, *args)`` -> the result of
 #: ``core.method(*args)``, cancelled at the deadline and by the packer's
 #: cancel (the packer's own call path)
@@ -121,22 +123,22 @@ CallCore = Callable[..., Any]
 #: ``(box, as_boxes)`` -> an empty C packer in fit mode filling ``box``
 #: without margin or padding, with the packer's rotation, flip, seed, cache
 #: and threads (``as_boxes``: the skyline of bounding rectangles)
-NewCore = Callable[[Tuple[float, float, float, float], bool], Any]
+NewCore = Callable[[Box, bool], Any]
 #: ``(clusters, deadline)`` -> a C packer of the clusters in the target,
 #: started and annealed ``PROBE_MOVES`` moves (or until the deadline), and
 #: the scale of its best layout; None when they cannot fit
 Probe = Callable[[List[Island], Optional[float]], Optional[Tuple[Any, float]]]
 
 
-def treemap(weights: Sequence[float], box: Tuple[float, float, float, float]) -> List[Tuple[float, float, float, float]]:
+def treemap(weights: Sequence[float], box: Box) -> List[Box]:
     """``box`` cut into one rectangle per weight, each's area proportional to
     its weight: the weights (heaviest first) split into two halves of about
     equal weight, the box cut across its longer side in that proportion,
     and each half cut the same way."""
-    out: List[Tuple[float, float, float, float]] = [box] * len(weights)
+    out: List[Box] = [box] * len(weights)
     w = np.maximum(np.asarray(weights, dtype=np.float64), 1e-300)
 
-    def cut(items: np.ndarray, b: Tuple[float, float, float, float]) -> None:
+    def cut(items: np.ndarray, b: Box) -> None:
         if items.size == 1:
             out[int(items[0])] = b
             return
@@ -171,7 +173,7 @@ def _cluster_unit(index: int, members: Sequence[Island], shapes: Sequence[List[n
                   members=tuple(i for isl in members for i in isl.members))
 
 
-def _pack_group(grown: List[List[np.ndarray]], areas: np.ndarray, rect: Tuple[float, float, float, float],
+def _pack_group(grown: List[List[np.ndarray]], areas: np.ndarray, rect: Box,
                 new_core: NewCore, call: CallCore, deadline: Optional[float]) -> List[Alignment]:
     """Per grown shape its motion in island units: the shapes packed without
     margin into ``rect`` (the skyline of their boxes when the exact first
@@ -203,7 +205,7 @@ def _pack_group(grown: List[List[np.ndarray]], areas: np.ndarray, rect: Tuple[fl
 
 
 def _build(units: Sequence[Island], shapes: Sequence[List[np.ndarray]], group_of: np.ndarray, gap: float,
-           box: Tuple[float, float, float, float], new_core: NewCore, call: CallCore,
+           box: Box, new_core: NewCore, call: CallCore,
            deadline: Optional[float]) -> Tuple[List[Island], List[Alignment]]:
     """The clusters for islands ``gap`` apart (island units), and per island
     its motion."""
@@ -230,7 +232,7 @@ def _build(units: Sequence[Island], shapes: Sequence[List[np.ndarray]], group_of
 
 
 def build_clusters(units: Sequence[Island], shapes: Sequence[List[np.ndarray]], group_of: np.ndarray,
-                   margin: float, box: Tuple[float, float, float, float], target_area: float,
+                   margin: float, box: Box, target_area: float,
                    new_core: NewCore, call: CallCore, probe: Probe, deadline: Optional[float] = None) -> Clusters:
     """Pack each group's islands into a cluster, the rounds of the search on
     the scale included (see the module docstring).
@@ -281,7 +283,7 @@ def build_clusters(units: Sequence[Island], shapes: Sequence[List[np.ndarray]], 
 
 
 def check_islands(placed: Sequence[List[np.ndarray]], fixed: Sequence[List[np.ndarray]], margin: float,
-                  box: Tuple[float, float, float, float]) -> None:
+                  box: Box) -> None:
     """The exact check of every island of a group layout at the real margin
     (``csrc/validate.c``): ``placed`` the islands' outlines where they went,
     ``fixed`` the obstacles (locked islands, a region's outside), ``box``
