@@ -185,3 +185,35 @@ def test_a_cancel_stops_the_groups_being_packed() -> None:
     with pytest.raises(uvnest.Cancelled):
         uvnest.Packer(uvs, faces, groups=groups, group_layout="together", margin=MARGIN, threads=1, cancel=cancel)
     assert time.perf_counter() - t0 < 0.3 + 1.0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(8))
+def test_random_groups_of_turned_ls(seed: int) -> None:
+    """Random Ls (turned, scaled), 1 to 4 groups, random margin, padding,
+    flip, rotation and shape, with and without a time limit: the layout is
+    valid (shapely) and the groups' hulls are the margin apart."""
+    import math
+
+    rng = np.random.default_rng(seed)
+    l_shape = np.array([[0, 0], [2, 0], [2, 1], [1, 1], [1, 3], [0, 3]], float) * 0.1
+    l_faces = [[0, 1, 2], [0, 2, 3], [0, 3, 4], [0, 4, 5]]
+    uvs, faces, groups = [], [], []
+    count, n_groups = int(rng.integers(3, 25)), int(rng.integers(1, 5))
+    for k in range(count):
+        a = rng.uniform(0, 2 * math.pi)
+        turn = np.array([[math.cos(a), math.sin(a)], [-math.sin(a), math.cos(a)]])
+        faces += [[i + 6 * k for i in f] for f in l_faces]
+        uvs.append(l_shape * rng.uniform(0.3, 2.0) @ turn + [k * 1.5, 0])
+        groups += [int(rng.integers(n_groups))] * len(l_faces)
+    uvs = np.concatenate(uvs)
+    options = dict(margin=float(rng.choice([0.0, 0.002, 0.02])), flip=bool(rng.integers(2)),
+                   rotation=str(rng.choice(["any", "90", "none"])), padding=float(rng.choice([0.0, 0.01])),
+                   shape=str(rng.choice(["concave", "convex", "box"])))
+    limits = dict(time_limit=0.5) if seed % 2 else dict(time_limit=None, iterations=20)
+    result = uvnest.pack(uvs, faces, groups=groups, group_layout="together", threads=1, **limits, **options)
+    rep = assert_valid(result, uvs, faces, margin=options["margin"], padding=options["padding"],
+                       flip=options["flip"], rotation=None if options["rotation"] == "any" else options["rotation"])
+    hulls = group_hulls(result, faces, groups)
+    if len(hulls) > 1:
+        assert closest_hulls(hulls) >= options["margin"] - rep.tol
