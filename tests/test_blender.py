@@ -130,6 +130,8 @@ def test_register_and_unregister_twice_leave_no_trace(version: str) -> None:
         assert log.count("operator:uv.uvnest_pack:INVOKE_REGION_WIN") == 2  # the two menu entries
         assert "operator:uv.uvnest_pack:INVOKE_DEFAULT" in log  # the panel's Pack button
         assert "set:margin" in log and "prop:udim_source" in log
+        assert "prop:keep_together" in log   # Keep Together, and the region's object and UV map
+        assert "prop_search:region_object:objects" in log and "prop:region_uv_map" in log
 
 
 # ----------------------------------------------------------- execute path

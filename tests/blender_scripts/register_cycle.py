@@ -64,6 +64,11 @@ class RecordingLayout:
         assert name in data.bl_rna.properties.keys(), f"no property {name!r} on {data}"
         self.log.append(f"prop:{name}")
 
+    def prop_search(self, data: Any, name: str, search_data: Any, search_property: str, **_kw: Any) -> None:
+        assert name in data.bl_rna.properties.keys(), f"no property {name!r} on {data}"
+        assert hasattr(search_data, search_property), f"nothing to search in {search_property!r}"
+        self.log.append(f"prop_search:{name}:{search_property}")
+
     def operator(self, idname: str, **_kw: Any) -> Any:
         module, name = idname.split(".")
         rna = getattr(getattr(bpy.ops, module), name).get_rna_type()
@@ -81,7 +86,8 @@ class RecordingLayout:
 
 def draw_everything() -> List[str]:
     """Run the panel and menu draw code against a recording layout (the panel
-    twice: with the default options and with a pixel margin)."""
+    three times: with the default options, with a pixel margin, and packing
+    into the selected region of a UV map)."""
     from uvnest.blender import panels
 
     log: List[str] = []
@@ -92,6 +98,8 @@ def draw_everything() -> List[str]:
     settings = context.scene.uvnest
     settings.margin_method = "PIXELS"
     settings.rotate_method = "NONE"
+    panels.IMAGE_PT_uvnest_pack.draw(SimpleNamespace(layout=RecordingLayout(log)), context)
+    settings.udim_source = "UV_REGION"
     panels.IMAGE_PT_uvnest_pack.draw(SimpleNamespace(layout=RecordingLayout(log)), context)
     return log
 
