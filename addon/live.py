@@ -203,7 +203,8 @@ class PackSettings:
         keep_together: one of :data:`KEEP_TOGETHER`: the islands of each
             mesh (``'OBJECT'``) or of each material (``'MATERIAL'``) pack
             in a compact region of their own (``Packer``'s
-            ``group_layout='together'``; needs ``scale``).
+            ``group_layout='together'``; needs ``scale``), or with
+            ``'UDIM_TILES'`` in one tile whenever it fits.
         active_tile: UDIM tile number for ``'ACTIVE_UDIM'``.
         udim_tiles: the image's UDIM tiles; ``'CLOSEST_UDIM'`` picks among
             them and the grid's (see :func:`closest_udim_tile`) and
@@ -842,10 +843,13 @@ class LiveSession:
         self._frame = None
         if s.target == "UDIM_TILES":
             packer = self._new_packer(uvs, faces, verts, locked, self.margin, self.padding, scale="fixed",
-                                      tiles=sorted(s.udim_tiles) or None)
+                                      tiles=sorted(s.udim_tiles) or None, **self._groups(len(faces), "tiles"))
         else:
             keeps = s.lock_pinned and s.pin_method in ("SCALE", "ROTATION_SCALE") and bool(self._pinned.any())
             keep_size = self._pinned_islands() if keeps else np.zeros(0, bool)
+            if (s.target == "REGION" or s.keep_together != "NONE") and (not s.scale or keep_size.any()):
+                what = "A region target" if s.target == "REGION" else "Keep Together"
+                raise PackError(f"{what} needs Scale on (and no pinned island keeping its size)")
             if not s.scale or keep_size.any():
                 # pack at fixed scale in a unit frame holding the target (sizes, margin and padding scaled
                 # down alike, then back up)
@@ -854,8 +858,9 @@ class LiveSession:
                 packer = self._keep_pinned_size(uvs, faces, verts, locked, keep_size)
             else:
                 placement = {"target": self._target} if s.scale else {"scale": "fixed"}
-                if s.target == "REGION" or s.keep_together != "NONE":
-                    placement.update(self._region_and_groups(len(faces)))
+                if s.target == "REGION":
+                    placement["target"] = [np.asarray(r, np.float64) * self._texel for r in s.region]
+                placement.update(self._groups(len(faces), "together"))
                 packer = self._new_packer(uvs, faces, verts, locked, self.margin, self.padding, **placement)
         n = len(self._uvs)
         held = [isl.uv_indices for isl in packer.islands if locked[isl.faces].any()]
@@ -863,23 +868,16 @@ class LiveSession:
         self._locked_loops = loops[loops < n]
         return packer
 
-    def _region_and_groups(self, n_faces: int) -> Dict[str, Any]:
-        """The packer's options for a region target and for keeping groups
-        together (both need Scale, and no pinned island keeping its size);
-        ``n_faces`` faces go to the packer, the packed ones first."""
+    def _groups(self, n_faces: int, layout: str) -> Dict[str, Any]:
+        """The packer's ``groups`` and ``group_layout`` (``layout``) for Keep
+        Together (none without it); ``n_faces`` faces go to the packer, the
+        packed ones first."""
         s = self.settings
-        what = "A region target" if s.target == "REGION" else "Keep Together"
-        if not s.scale or self._frame is not None:
-            raise PackError(f"{what} needs Scale on (and no pinned island keeping its size)")
-        options: Dict[str, Any] = {}
-        if s.target == "REGION":
-            options["target"] = [np.asarray(r, np.float64) * self._texel for r in s.region]
-        if s.keep_together != "NONE":
-            keys = self._face_mesh if s.keep_together == "OBJECT" else self._face_material
-            # obstacle faces after the packed ones are locked: their key does not matter
-            options["groups"] = np.concatenate([keys, np.repeat(keys[:1], n_faces - len(keys))])
-            options["group_layout"] = "together"
-        return options
+        if s.keep_together == "NONE":
+            return {}
+        keys = self._face_mesh if s.keep_together == "OBJECT" else self._face_material
+        # obstacle faces after the packed ones are locked: their key does not matter
+        return {"groups": np.concatenate([keys, np.repeat(keys[:1], n_faces - len(keys))]), "group_layout": layout}
 
     def _keep_pinned_size(self, uvs: np.ndarray, faces: List[np.ndarray], verts: np.ndarray,
                           locked: np.ndarray, keep_size: np.ndarray) -> Packer:

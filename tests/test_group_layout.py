@@ -217,3 +217,49 @@ def test_random_groups_of_turned_ls(seed: int) -> None:
     hulls = group_hulls(result, faces, groups)
     if len(hulls) > 1:
         assert closest_hulls(hulls) >= options["margin"] - rep.tol
+
+
+def _two_meshes(scale: float = 1.0):
+    from uvnest.live import MeshLoops
+
+    meshes = []
+    for seed in (9, 10):
+        uvs, faces = boxes(6, seed)
+        n = len(faces)
+        meshes.append(MeshLoops((uvs[np.concatenate(faces)] * scale).astype(np.float32), np.arange(n) * 4,
+                                np.full(n, 4), np.arange(4 * n), np.ones(n, bool), np.zeros(n, bool),
+                                np.ones(n, bool)))
+    return meshes
+
+
+def test_live_keep_together_with_udim_tiles_keeps_each_mesh_to_a_tile() -> None:
+    """Keep Together with UDIM Tiles at Current Density: the groups keep to
+    tiles ('tiles'): each mesh's islands, sizes kept, in one tile.  At 1.3
+    times their size each mesh fits a tile; without Keep Together both
+    share tile 1001 (seen: deterministic, one thread, 10 moves), with it
+    each mesh's islands stay together, in a tile of their own."""
+    from uvnest.live import Limits, LiveSession, PackSettings
+
+    meshes = _two_meshes(scale=1.3)
+    settings = PackSettings(target="UDIM_TILES", keep_together="OBJECT", margin_method="FRACTION",
+                            margin=MARGIN / 2, threads=1)
+    layout = LiveSession(meshes, settings, Limits(iterations=10)).run()
+    tiles = []
+    for uvs in layout.loop_uvs:
+        lo = np.floor(uvs.reshape(-1, 4, 2).min(axis=1) + 1e-6)
+        assert (uvs.reshape(-1, 4, 2).max(axis=1) <= lo + 1 + 1e-6).all()   # each island in a tile
+        tiles.append({tuple(t) for t in lo.tolist()})
+    assert all(len(t) == 1 for t in tiles) and tiles[0] != tiles[1]
+
+
+def test_live_region_or_keep_together_need_scale() -> None:
+    """A region target or Keep Together with Scale off, or with pinned
+    islands keeping their size, is refused with a message, not packed
+    into the region's box."""
+    from uvnest.live import Limits, LiveSession, PackError, PackSettings
+
+    for settings in (PackSettings(target="REGION", region=(REGION[0],), scale=False),
+                     PackSettings(target="REGION", region=(REGION[0],), lock_pinned=True, pin_method="SCALE"),
+                     PackSettings(keep_together="MATERIAL", scale=False)):
+        with pytest.raises(PackError, match="needs Scale on"):
+            LiveSession(_two_meshes(), settings, Limits(iterations=1)).run()

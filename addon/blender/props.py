@@ -194,7 +194,8 @@ class PackProperties:
     keep_together: EnumProperty(
         name="Keep Together",
         description="Pack the islands of each object, or of each material, in a compact region of their own, "
-                    "at least the margin from the others, all at one scale (needs Scale)",
+                    "at least the margin from the others, all at one scale (needs Scale); with UDIM Tiles at "
+                    "Current Density, in one tile whenever it fits",
         items=(
             ("NONE", "None", "Islands of every object and material mix"),
             ("OBJECT", "Objects", "The islands of each object in a region of their own"),
@@ -331,7 +332,7 @@ def draw_options(layout: UILayout, data: Any, image_size: Optional[int]) -> None
     sub.active = data.scale
     sub.prop(data, "max_scale_ratio")
     sub = col.column()
-    sub.active = data.scale
+    sub.active = data.scale or data.udim_source == "UDIM_TILES"
     sub.prop(data, "keep_together")
     col.prop(data, "obstacles")
     col.prop(data, "udim_source")
