@@ -91,6 +91,12 @@ void un_pk_keep_restart_point(un_packer *pk)
     pk->main_L = E->L;
 }
 
+void un_pk_back_to_restart_point(un_packer *pk)
+{
+    memcpy(pk->E.par, pk->best_par, 3 * (size_t)pk->E.n * sizeof *pk->E.par);
+    memcpy(pk->E.seq, pk->best_seq, (size_t)pk->E.n * sizeof *pk->E.seq);
+}
+
 /* Check layout t (at container L); when it passes, make it the best and
  * set *kept. */
 un_status un_pk_keep_layout(un_packer *pk, const un_transform *t, double L, int *kept)

@@ -45,8 +45,7 @@ un_status un_pk_run_fixed(un_packer *pk, int64_t moves, volatile int *cancel, in
         pk->st.moves++;
         if (pk->since >= pk->stall) {
             /* back to the best layout, hot */
-            memcpy(pk->E.par, pk->best_par, 3 * (size_t)pk->E.n * sizeof *pk->E.par);
-            memcpy(pk->E.seq, pk->best_seq, (size_t)pk->E.n * sizeof *pk->E.seq);
+            un_pk_back_to_restart_point(pk);
             if ((s = un_pk_decode_all(pk, &complete)) != UN_OK) break;
             un_anneal_reheat(&pk->A);
             pk->since = 0;

@@ -78,6 +78,9 @@ un_status un_pk_prepare(un_packer *pk, double L_est);
 /* The main search's restart point: its current parameters and sequence,
  * and their container as its own best. */
 void      un_pk_keep_restart_point(un_packer *pk);
+/* The main search's parameters and sequence back to its restart point
+ * (the caller decodes them again). */
+void      un_pk_back_to_restart_point(un_packer *pk);
 /* Check layout t (at container L); when it passes, make it the best and
  * set *kept. */
 un_status un_pk_keep_layout(un_packer *pk, const un_transform *t, double L, int *kept);

@@ -317,7 +317,6 @@ un_status un_pk_on_stall(un_packer *pk)
      * step, start over with a small one */
     pk->delta *= SCALE_STEP_STALL;
     if (pk->delta < SCALE_STEP_MIN) pk->delta = SCALE_STEP_RESTART;
-    memcpy(pk->E.par, pk->best_par, 3 * (size_t)pk->E.n * sizeof *pk->E.par);
-    memcpy(pk->E.seq, pk->best_seq, (size_t)pk->E.n * sizeof *pk->E.seq);
+    un_pk_back_to_restart_point(pk);
     return un_pk_try_scale(pk, pk->main_L * (1 - pk->delta), 1);
 }
