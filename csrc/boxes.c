@@ -82,7 +82,7 @@ static un_status box_fill(un_packer *pk, double L, const int32_t *ord, const isl
         while (shelves ? !shelf_place(shelf, W, H, w, h, &x, &y)
                        : !un_skyline_place(sk, w, h, quarter > 0, fit, &x, &y, &rot)) {
             /* the next target, if there is one and this one holds anything */
-            if (!in_bin || bin + 1 >= E->nbins_max) goto done;
+            if (!in_bin || bin + 1 >= E->bins.nbins_max) goto done;
             bin++;
             in_bin = 0;
             shelf[0] = shelf[1] = shelf[2] = 0;
@@ -149,7 +149,7 @@ un_status un_pk_start_box(un_packer *pk, double L_area)
     un_status s = UN_OK;
     if (!ord || !tmp || !box) { free(ord); free(tmp); free(box); return UN_ENOMEM; }
     island_boxes(E, quarter_turn(E), box);
-    if (E->nbins_max > 0) {
+    if (E->bins.nbins_max > 0) {
         int ok = 0;
         box_ctx c;
         c.box = box;

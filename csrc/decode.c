@@ -76,7 +76,7 @@ static un_status place_annealed(un_engine *E, int32_t p)
     int found;
     un_status s;
     E->pl[p].placed = 0;
-    if (E->nbins_max > 0) return un_place_in_bins(E, NULL, p, k, o, E->par[3 * k + 1], E->par[3 * k + 2]);
+    if (E->bins.nbins_max > 0) return un_place_in_bins(E, NULL, p, k, o, E->par[3 * k + 1], E->par[3 * k + 2]);
     if (E->contact) {
         if ((s = place_by_contact(E, p, k, &found)) != UN_OK || found) return s;
     } else if (un_island_ifp(E, k, o, 0, &wlo, &whi)) {
@@ -104,8 +104,8 @@ static un_status place_annealed(un_engine *E, int32_t p)
 static int group_room(const un_engine *E, int32_t g, int32_t bin)
 {
     double tile = (double)(E->chi.x - E->clo.x) * (double)(E->chi.y - E->clo.y) * E->q * E->q;
-    if (g < 0 || E->group_bin[g] >= 0 || E->group_area[g] > GROUP_FILL * tile) return 1;
-    return E->bin_area[bin] + E->group_area[g] <= GROUP_FILL * tile;
+    if (g < 0 || E->bins.group_bin[g] >= 0 || E->bins.group_area[g] > GROUP_FILL * tile) return 1;
+    return E->bins.bin_area[bin] + E->bins.group_area[g] <= GROUP_FILL * tile;
 }
 
 /* Try the group's container first, then every open one in order (first
@@ -117,18 +117,18 @@ static int group_room(const un_engine *E, int32_t g, int32_t bin)
 un_status un_first_fit(un_engine *E, filler *F, int32_t p, int32_t k, int32_t o, double r, double f,
                            int fresh, int whole, int *found)
 {
-    int32_t g = E->group ? E->group[k] : -1, pref = g >= 0 ? E->group_bin[g] : -1, i, last;
+    int32_t g = E->bins.group ? E->bins.group[k] : -1, pref = g >= 0 ? E->bins.group_bin[g] : -1, i, last;
     un_pt wlo, whi;
     place_req rq;
     place_out out;
     un_status s;
     *found = 0;
     if (!un_island_ifp(E, k, o, 0, &wlo, &whi)) return UN_OK;
-    last = E->nopen < E->nbins_max ? E->nopen - 1 + (fresh != 0) : E->nbins_max - 1;
+    last = E->bins.nopen < E->bins.nbins_max ? E->bins.nopen - 1 + (fresh != 0) : E->bins.nbins_max - 1;
     for (i = -1; i <= last; i++) {
         int32_t bin = i < 0 ? pref : i;
         if (bin < 0 || (i >= 0 && bin == pref)) continue;
-        if (whole && bin < E->nopen && !group_room(E, g, bin)) continue;
+        if (whole && bin < E->bins.nopen && !group_room(E, g, bin)) continue;
         if (F) {
             if ((s = un_fill_bin(E, F, p, k, o, bin, found)) != UN_OK || *found) return s;
             continue;
@@ -153,7 +153,7 @@ un_status un_place_in_bins(un_engine *E, filler *F, int32_t p, int32_t k, int32_
     int32_t na = E->os.nangles, no = na * E->os.flips, q, j;
     int found = 0, whole;
     un_status s;
-    for (whole = E->group && E->group[k] >= 0; whole >= 0; whole--) {
+    for (whole = E->bins.group && E->bins.group[k] >= 0; whole >= 0; whole--) {
         if ((s = un_first_fit(E, F, p, k, o, r, f, 0, whole, &found)) != UN_OK || found) return s;
         for (q = 1; q < 4; q++) {
             int32_t oq = un_orient_quarter(&E->os, o, q);
@@ -172,14 +172,14 @@ un_status un_place_in_bins(un_engine *E, filler *F, int32_t p, int32_t k, int32_
 static void bins_from_prefix(un_engine *E, int32_t from)
 {
     int32_t p;
-    E->nopen = 0;
-    for (p = 0; p < E->ngroups; p++) E->group_bin[p] = -1;
-    if (E->bin_area)
-        for (p = 0; p < E->nbins_max; p++) E->bin_area[p] = 0;
+    E->bins.nopen = 0;
+    for (p = 0; p < E->bins.ngroups; p++) E->bins.group_bin[p] = -1;
+    if (E->bins.bin_area)
+        for (p = 0; p < E->bins.nbins_max; p++) E->bins.bin_area[p] = 0;
     for (p = 0; p < from; p++) {
         const un_place *q = E->pl + p;
         if (!q->placed) continue;
-        if (q->bin >= E->nopen) E->nopen = q->bin + 1;
+        if (q->bin >= E->bins.nopen) E->bins.nopen = q->bin + 1;
         un_count_bin(E, E->seq[p], q->bin);
     }
 }
@@ -194,15 +194,15 @@ static double bins_cost(const un_engine *E)
     int32_t p, b, used = 0, split = 0;
     tile = (double)(E->chi.x - E->clo.x) * (double)(E->chi.y - E->clo.y) * E->q * E->q;
     for (b = 0; b < UN_MAX_BINS; b++) cover[b] = 0;
-    for (p = 0; p < E->ngroups; p++) E->group_mark[p] = 0;
+    for (p = 0; p < E->bins.ngroups; p++) E->bins.group_mark[p] = 0;
     for (p = 0; p < E->n; p++) {
         const un_place *q = E->pl + p;
-        int32_t k = E->seq[p], g = E->group ? E->group[k] : -1;
+        int32_t k = E->seq[p], g = E->bins.group ? E->bins.group[k] : -1;
         double a = E->isl[k].area;
         if (!q->placed) { left += a; continue; }
         cover[q->bin < UN_MAX_BINS ? q->bin : UN_MAX_BINS - 1] += a;
         if (q->bin + 1 > used) used = q->bin + 1;
-        if (g >= 0 && q->bin != E->group_bin[g] && !E->group_mark[g]) { E->group_mark[g] = 1; split++; }
+        if (g >= 0 && q->bin != E->bins.group_bin[g] && !E->bins.group_mark[g]) { E->bins.group_mark[g] = 1; split++; }
     }
     for (b = 0; b < used && b < UN_MAX_BINS; b++) f += (cover[b] / tile) * (cover[b] / tile);
     cost = used ? used - f / used : 0;
@@ -215,7 +215,7 @@ un_status un_decode(un_engine *E, int32_t from, double *waste, int *complete)
     double cover = 0, area;
     int prefix = 1;
     un_status s = UN_OK;
-    if (E->nbins_max > 0) bins_from_prefix(E, from);
+    if (E->bins.nbins_max > 0) bins_from_prefix(E, from);
     for (p = from; p < na && s == UN_OK; p++) {
         if (E->cancel && *E->cancel) return UN_ECANCELLED;
         s = place_annealed(E, p);
@@ -240,7 +240,7 @@ un_status un_decode(un_engine *E, int32_t from, double *waste, int *complete)
         cover += sg * sg * E->isl[E->seq[p]].area;
     }
     area = (double)(E->chi.x - E->clo.x) * (double)(E->chi.y - E->clo.y) * E->q * E->q;
-    *waste = E->nbins_max > 0 ? bins_cost(E) : area > 0 ? 1 - cover / area : 1;
+    *waste = E->bins.nbins_max > 0 ? bins_cost(E) : area > 0 ? 1 - cover / area : 1;
     return UN_OK;
 }
 
@@ -269,7 +269,7 @@ un_status un_engine_set_scale(un_engine *E, double L)
         E->L_infl = at;
         E->radius = (int64_t)ceil(E->margin * at / (2 * E->q)) + UN_SLACK;
         E->epoch++;
-        un_nfpcache_clear(E->cache);
+        un_nfpcache_clear(E->ws.cache);
     }
     E->L = L;
     E->lstep++;

@@ -148,6 +148,40 @@ un_status un_rings_transform(const un_rings *in, const double m[4], un_pt off, u
 /* Box around the image of box lo..hi under m, translated by off. */
 void      un_bbox_transform(un_pt lo, un_pt hi, const double m[4], un_pt off, un_pt *olo, un_pt *ohi);
 
+/* The engine's workspaces: reused by every placement (place.c). */
+typedef struct {
+    un_nfpcache *cache;
+    un_arr      *arr;
+    un_regions   reg;
+    un_seg      *segs;  int32_t cap_segs;
+    un_rings     scratch;        /* transformed obstacles of one placement */
+    un_rings     tmp;            /* a rotated inflated island */
+    un_obstacle *obs;   int32_t cap_obs;
+    un_core     *cores; int32_t cap_cores;  /* obstacles' cores, moved into place */
+    un_ring_view *views; int32_t cap_views;
+} un_engine_ws;
+
+/* Fixed scale over several containers (tiles): nbins_max > 0. */
+typedef struct {
+    int32_t     nbins_max;
+    int32_t     nopen;           /* containers opened by the current decode */
+    int32_t    *group;           /* per island: affinity group, -1 for none */
+    int32_t    *group_bin;       /* per group: its container in the current decode, -1 */
+    double     *group_area;      /* per group: its islands' total area */
+    double     *bin_area;        /* per container: island area the current decode put there */
+    int32_t    *group_mark;      /* per group: scratch flag */
+    int32_t     ngroups;
+} un_engine_bins;
+
+/* The contact search's state (place.c). */
+typedef struct {
+    un_pt      *spots;  int32_t cap_spots;  /* candidate points of one placement */
+    un_rings    self;                       /* the island being placed, inflated, turned */
+    un_rings    near;                       /* placed islands near it, in place */
+    int32_t    *near_at, *near_to;          /* per position: its rings in near, or -1 */
+    int64_t     pairs;                      /* edge pairs the contact scores compared */
+} un_engine_touch;
+
 /* The engine: one search over one set of islands.  Owned by the packer
  * (packer.h); decode.c places islands, anneal.c searches. */
 typedef struct un_engine {
@@ -171,30 +205,13 @@ typedef struct un_engine {
     int32_t     lstep;           /* bumped whenever L changes (locked obstacles) */
     int64_t     radius;          /* inflation radius, grid units */
     un_pt       clo, chi;        /* container on the grid */
-    /* workspaces */
-    un_nfpcache *cache;
-    un_arr      *arr;
-    un_regions   reg;
-    un_seg      *segs;  int32_t cap_segs;
-    un_rings     scratch;        /* transformed obstacles of one placement */
-    un_rings     tmp;            /* a rotated inflated island */
-    un_obstacle *obs;   int32_t cap_obs;
-    un_core     *cores; int32_t cap_cores;  /* obstacles' cores, moved into place */
-    un_ring_view *views; int32_t cap_views;
+    un_engine_ws ws;             /* workspaces of one placement */
     /* the sequence: islands in placement order, parameters per island */
     int32_t    *seq;
     double     *par;             /* 3 per island: theta, r, f in [0, 1) */
     un_place   *pl;              /* per position */
     int32_t     nanneal;         /* positions annealed; the rest are filled */
-    /* fixed scale over several containers (tiles): nbins_max > 0 */
-    int32_t     nbins_max;
-    int32_t     nopen;           /* containers opened by the current decode */
-    int32_t    *group;           /* per island: affinity group, -1 for none */
-    int32_t    *group_bin;       /* per group: its container in the current decode, -1 */
-    double     *group_area;      /* per group: its islands' total area */
-    double     *bin_area;        /* per container: island area the current decode put there */
-    int32_t    *group_mark;      /* per group: scratch flag */
-    int32_t     ngroups;
+    un_engine_bins bins;         /* fixed scale over several containers */
     int32_t     fill_stop;       /* stop filling at the first island that does not fit */
     int32_t     fill_quick;      /* fillers take the first window with room (column by
                                   * column), not the leftmost point of all windows */
@@ -203,11 +220,7 @@ typedef struct un_engine {
     /* the contact search: every island goes to the vertex of its regions
      * where it touches the most (decode.c), and only the sequence moves */
     int32_t     contact;
-    un_pt      *spots;  int32_t cap_spots;  /* candidate points of one placement */
-    un_rings    self;                       /* the island being placed, inflated, turned */
-    un_rings    near;                       /* placed islands near it, in place */
-    int32_t    *near_at, *near_to;          /* per position: its rings in near, or -1 */
-    int64_t     contact_pairs;              /* edge pairs the contact scores compared */
+    un_engine_touch touch;       /* its state */
     volatile int *cancel;
 } un_engine;
 

@@ -176,7 +176,7 @@ un_status un_fill_bin(un_engine *E, filler *F, int32_t p, int32_t k, int32_t o, 
             place_out out;
             int32_t nc;
             if (y1 < ilo.y || y0 > ihi.y) continue;
-            if ((fw[2] >= WINDOW_DEAD && E->nbins_max == 0) ||
+            if ((fw[2] >= WINDOW_DEAD && E->bins.nbins_max == 0) ||
                 (fw[0] >= 0 && kw * kh >= fw[0] * fw[1] && (kw >= fw[0] || kh >= fw[1])))
                 continue;
             if (E->cancel && *E->cancel) return UN_ECANCELLED;
@@ -226,7 +226,7 @@ static un_status place_filler(un_engine *E, filler *F, int32_t p)
     int32_t k = E->seq[p], o = un_orientation_of(E, E->par[3 * k]);
     int found;
     E->pl[p].placed = 0;
-    if (E->nbins_max > 0) return un_place_in_bins(E, F, p, k, o, 0, 0);
+    if (E->bins.nbins_max > 0) return un_place_in_bins(E, F, p, k, o, 0, 0);
     return un_fill_bin(E, F, p, k, o, 0, &found);
 }
 
@@ -235,7 +235,7 @@ un_status un_fill(un_engine *E, int32_t from, int32_t to)
     filler F;
     int32_t p;
     un_status s = UN_OK;
-    F.nbins = E->nbins_max > 0 ? E->nbins_max : 1;
+    F.nbins = E->bins.nbins_max > 0 ? E->bins.nbins_max : 1;
     if (!(F.bins = (bin_fill *)calloc((size_t)F.nbins, sizeof *F.bins))) return UN_ENOMEM;
     /* windows sized for the typical (median) filler */
     {

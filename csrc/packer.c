@@ -47,9 +47,9 @@ un_status un_packer_new(const un_pack_options *opt, un_packer **out)
     if (!(pk = (un_packer *)calloc(1, sizeof *pk))) return UN_ENOMEM;
     pk->opt = *opt;
     pk->angles = (double *)malloc((size_t)opt->nangles * sizeof *pk->angles);
-    pk->E.cache = un_nfpcache_new((size_t)opt->cache_bytes);
-    pk->E.arr = un_workspace_new();
-    if (!pk->angles || !pk->E.cache || !pk->E.arr) { un_packer_free(pk); return UN_ENOMEM; }
+    pk->E.ws.cache = un_nfpcache_new((size_t)opt->cache_bytes);
+    pk->E.ws.arr = un_workspace_new();
+    if (!pk->angles || !pk->E.ws.cache || !pk->E.ws.arr) { un_packer_free(pk); return UN_ENOMEM; }
     memcpy(pk->angles, opt->angles, (size_t)opt->nangles * sizeof *pk->angles);
     pk->opt.angles = pk->angles;
     /* free rotation (a base angle) adds each island's candidates (orient.c) */
@@ -88,20 +88,20 @@ void un_packer_free(un_packer *pk)
     for (i = 0; i < pk->E.nlocked; i++) un_frings_free(pk->E.locked + i);
     free(pk->E.isl);
     free(pk->E.locked);
-    un_nfpcache_free(pk->E.cache);
-    un_workspace_free(pk->E.arr);
-    un_regions_free(&pk->E.reg);
-    free(pk->E.segs);
-    un_rings_free(&pk->E.scratch);
-    un_rings_free(&pk->E.tmp);
-    free(pk->E.obs);
-    free(pk->E.cores);
-    free(pk->E.views);
-    free(pk->E.spots);
-    un_rings_free(&pk->E.self);
-    un_rings_free(&pk->E.near);
-    free(pk->E.near_at);
-    free(pk->E.near_to);
+    un_nfpcache_free(pk->E.ws.cache);
+    un_workspace_free(pk->E.ws.arr);
+    un_regions_free(&pk->E.ws.reg);
+    free(pk->E.ws.segs);
+    un_rings_free(&pk->E.ws.scratch);
+    un_rings_free(&pk->E.ws.tmp);
+    free(pk->E.ws.obs);
+    free(pk->E.ws.cores);
+    free(pk->E.ws.views);
+    free(pk->E.touch.spots);
+    un_rings_free(&pk->E.touch.self);
+    un_rings_free(&pk->E.touch.near);
+    free(pk->E.touch.near_at);
+    free(pk->E.touch.near_to);
     free(pk->E.seq);
     free(pk->E.par);
     free(pk->E.pl);
@@ -110,10 +110,10 @@ void un_packer_free(un_packer *pk)
     free(pk->best_par);
     free(pk->best_seq);
     free(pk->group);
-    free(pk->E.group_bin);
-    free(pk->E.group_area);
-    free(pk->E.bin_area);
-    free(pk->E.group_mark);
+    free(pk->E.bins.group_bin);
+    free(pk->E.bins.group_area);
+    free(pk->E.bins.bin_area);
+    free(pk->E.bins.group_mark);
     free(pk->angles);
     un_packer_free(pk->side);
     un_packer_free(pk->side_pending);
@@ -225,9 +225,9 @@ int un_packer_best(const un_packer *pk, un_transform *out)
 void un_packer_stats(const un_packer *pk, un_pack_stats *st)
 {
     *st = pk->st;
-    st->cache_bytes = un_nfpcache_bytes(pk->E.cache);
-    st->cache_hits = un_nfpcache_hits(pk->E.cache);
-    st->cache_misses = un_nfpcache_misses(pk->E.cache);
+    st->cache_bytes = un_nfpcache_bytes(pk->E.ws.cache);
+    st->cache_hits = un_nfpcache_hits(pk->E.ws.cache);
+    st->cache_misses = un_nfpcache_misses(pk->E.ws.cache);
     if (pk->side) {
         un_pack_stats side;
         un_packer_stats(pk->side, &side);   /* and its own side search */

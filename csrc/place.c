@@ -22,7 +22,7 @@ static void matrix_tmul(const double a[4], const double b[4], double out[4])
 
 static un_status ensure_inflated(un_engine *E, int32_t k, int32_t level)
 {
-    return un_island_inflate(E->arr, E->isl + k, level, E->epoch, E->q, E->radius);
+    return un_island_inflate(E->ws.arr, E->isl + k, level, E->epoch, E->q, E->radius);
 }
 
 /* No-fit polygon of island k (orientation ok, shrink sk) around island i
@@ -39,17 +39,17 @@ static un_status island_nfp(un_engine *E, int32_t i, int32_t oi, int32_t si, int
     key.fi = oi / E->os.nangles; key.fk = ok / E->os.nangles;
     key.da = un_orient_key(&E->os, oi, ok);
     key.si = si; key.sk = sk;
-    if ((*out = un_nfpcache_get(E->cache, &key)) != NULL) return UN_OK;
+    if ((*out = un_nfpcache_get(E->ws.cache, &key)) != NULL) return UN_OK;
     if ((s = ensure_inflated(E, i, si)) != UN_OK) return s;
     if ((s = ensure_inflated(E, k, sk)) != UN_OK) return s;
     un_orient_matrix(&E->os, E->isl + i, oi, mi);
     un_orient_matrix(&E->os, E->isl + k, ok, mk);
     matrix_tmul(mi, mk, rel);
-    un_rings_clear(&E->tmp);
-    if ((s = un_rings_transform(&E->isl[k].infl[sk], rel, zero, &E->tmp)) != UN_OK) return s;
+    un_rings_clear(&E->ws.tmp);
+    if ((s = un_rings_transform(&E->isl[k].infl[sk], rel, zero, &E->ws.tmp)) != UN_OK) return s;
     un_rings_init(&nfp);
-    s = un_msum_rings(E->arr, &E->isl[i].infl[si], &E->tmp, UN_MSUM_NFP, &nfp);
-    if (s == UN_OK) s = un_nfpcache_put(E->cache, &key, &nfp, out);
+    s = un_msum_rings(E->ws.arr, &E->isl[i].infl[si], &E->ws.tmp, UN_MSUM_NFP, &nfp);
+    if (s == UN_OK) s = un_nfpcache_put(E->ws.cache, &key, &nfp, out);
     un_rings_free(&nfp);
     return s;
 }
@@ -69,7 +69,7 @@ static un_status locked_nfp(un_engine *E, int32_t j, int32_t k, int32_t ok, int3
     key.fi = E->lstep; key.fk = ok / E->os.nangles;
     key.da = ok % E->os.nangles;
     key.si = 0; key.sk = sk;
-    if ((*out = un_nfpcache_get(E->cache, &key)) != NULL) return UN_OK;
+    if ((*out = un_nfpcache_get(E->ws.cache, &key)) != NULL) return UN_OK;
     if ((s = ensure_inflated(E, k, sk)) != UN_OK) return s;
     un_rings_init(&a); un_rings_init(&d); un_rings_init(&infl); un_rings_init(&nfp);
     n = un_frings_npts(E->locked + j);
@@ -87,12 +87,12 @@ static un_status locked_nfp(un_engine *E, int32_t j, int32_t k, int32_t ok, int3
     }
     nd = un_disk_polygon(E->radius, UN_ENGINE_DISK_SIDES, disk);
     if (s == UN_OK) s = un_rings_add(&d, disk, nd);
-    if (s == UN_OK) s = un_msum_rings(E->arr, &a, &d, 0, &infl);
+    if (s == UN_OK) s = un_msum_rings(E->ws.arr, &a, &d, 0, &infl);
     un_orient_matrix(&E->os, E->isl + k, ok, mk);
-    un_rings_clear(&E->tmp);
-    if (s == UN_OK) s = un_rings_transform(&E->isl[k].infl[sk], mk, zero, &E->tmp);
-    if (s == UN_OK) s = un_msum_rings(E->arr, &infl, &E->tmp, UN_MSUM_NFP, &nfp);
-    if (s == UN_OK) s = un_nfpcache_put(E->cache, &key, &nfp, out);
+    un_rings_clear(&E->ws.tmp);
+    if (s == UN_OK) s = un_rings_transform(&E->isl[k].infl[sk], mk, zero, &E->ws.tmp);
+    if (s == UN_OK) s = un_msum_rings(E->ws.arr, &infl, &E->ws.tmp, UN_MSUM_NFP, &nfp);
+    if (s == UN_OK) s = un_nfpcache_put(E->ws.cache, &key, &nfp, out);
     un_rings_free(&a); un_rings_free(&d); un_rings_free(&infl); un_rings_free(&nfp);
     return s;
 }
@@ -134,9 +134,9 @@ static un_status gather(un_engine *E, const place_req *rq, int32_t *nobs)
     int32_t c, j, n = 0, count = rq->cand ? rq->nc : rq->p, k = rq->k, o = rq->o, level = rq->level, bin = rq->bin;
     const int32_t *cand = rq->cand;
     un_status s;
-    un_rings_clear(&E->scratch);
+    un_rings_clear(&E->ws.scratch);
     /* room for every candidate's core up front: obstacles point into it */
-    if ((s = UN_RESERVE(E->cores, E->cap_cores, (int64_t)count + 1)) != UN_OK) return s;
+    if ((s = UN_RESERVE(E->ws.cores, E->ws.cap_cores, (int64_t)count + 1)) != UN_OK) return s;
     un_infl_box(E, k, o, level, &klo, &khi);
     for (c = 0; c < count; c++) {
         const un_place *q;
@@ -153,28 +153,28 @@ static un_status gather(un_engine *E, const place_req *rq, int32_t *nobs)
         if (E->cancel && *E->cancel) return UN_ECANCELLED;
         if ((s = island_nfp(E, E->seq[j], q->orient, q->sigma, k, o, level, &v)) != UN_OK) return s;
         un_orient_matrix(&E->os, E->isl + E->seq[j], q->orient, m);
-        if ((s = UN_RESERVE(E->obs, E->cap_obs, (int64_t)n + 1)) != UN_OK) return s;
-        E->obs[n].rings = &E->scratch;
-        E->obs[n].r0 = E->scratch.nrings;
-        if ((s = un_rings_transform(&v->rings, m, q->t, &E->scratch)) != UN_OK) return s;
-        E->obs[n].r1 = E->scratch.nrings;
-        E->obs[n].off.x = E->obs[n].off.y = 0;
-        un_bbox_transform(v->lo, v->hi, m, q->t, &E->obs[n].lo, &E->obs[n].hi);
-        E->obs[n].core = v->has_core && un_core_transform(&v->core, m, q->t, E->cores + n) ? E->cores + n : NULL;
+        if ((s = UN_RESERVE(E->ws.obs, E->ws.cap_obs, (int64_t)n + 1)) != UN_OK) return s;
+        E->ws.obs[n].rings = &E->ws.scratch;
+        E->ws.obs[n].r0 = E->ws.scratch.nrings;
+        if ((s = un_rings_transform(&v->rings, m, q->t, &E->ws.scratch)) != UN_OK) return s;
+        E->ws.obs[n].r1 = E->ws.scratch.nrings;
+        E->ws.obs[n].off.x = E->ws.obs[n].off.y = 0;
+        un_bbox_transform(v->lo, v->hi, m, q->t, &E->ws.obs[n].lo, &E->ws.obs[n].hi);
+        E->ws.obs[n].core = v->has_core && un_core_transform(&v->core, m, q->t, E->ws.cores + n) ? E->ws.cores + n : NULL;
         n++;
     }
     for (j = 0; j < E->nlocked && bin == 0; j++) {
         const un_nfpval *v;
         if ((s = locked_nfp(E, j, k, o, level, &v)) != UN_OK) return s;
         if (!boxes_meet(v->lo, v->hi, wlo, whi)) continue;
-        if ((s = UN_RESERVE(E->obs, E->cap_obs, (int64_t)n + 1)) != UN_OK) return s;
-        E->obs[n].rings = &v->rings;
-        E->obs[n].r0 = 0;
-        E->obs[n].r1 = v->rings.nrings;
-        E->obs[n].off.x = E->obs[n].off.y = 0;
-        E->obs[n].lo = v->lo;
-        E->obs[n].hi = v->hi;
-        E->obs[n].core = v->has_core ? &v->core : NULL;
+        if ((s = UN_RESERVE(E->ws.obs, E->ws.cap_obs, (int64_t)n + 1)) != UN_OK) return s;
+        E->ws.obs[n].rings = &v->rings;
+        E->ws.obs[n].r0 = 0;
+        E->ws.obs[n].r1 = v->rings.nrings;
+        E->ws.obs[n].off.x = E->ws.obs[n].off.y = 0;
+        E->ws.obs[n].lo = v->lo;
+        E->ws.obs[n].hi = v->hi;
+        E->ws.obs[n].core = v->has_core ? &v->core : NULL;
         n++;
     }
     *nobs = n;
@@ -185,22 +185,22 @@ static un_status gather(un_engine *E, const place_req *rq, int32_t *nobs)
 
 /* Two edges count as touching within CONTACT_TOL grid units (tuning.h). */
 
-/* Inflated outline of the island at position j, in place (into E->near,
- * once per placement: E->near_at[j] is its first ring, or -1). */
+/* Inflated outline of the island at position j, in place (into E->touch.near,
+ * once per placement: E->touch.near_at[j] is its first ring, or -1). */
 static un_status near_rings(un_engine *E, int32_t j, int32_t *r0, int32_t *r1)
 {
     const un_place *q = E->pl + j;
     double m[4];
     un_status s;
-    if (E->near_at[j] < 0) {
+    if (E->touch.near_at[j] < 0) {
         if ((s = ensure_inflated(E, E->seq[j], q->sigma)) != UN_OK) return s;
         un_orient_matrix(&E->os, E->isl + E->seq[j], q->orient, m);
-        E->near_at[j] = E->near.nrings;
-        if ((s = un_rings_transform(&E->isl[E->seq[j]].infl[q->sigma], m, q->t, &E->near)) != UN_OK) return s;
-        E->near_to[j] = E->near.nrings;
+        E->touch.near_at[j] = E->touch.near.nrings;
+        if ((s = un_rings_transform(&E->isl[E->seq[j]].infl[q->sigma], m, q->t, &E->touch.near)) != UN_OK) return s;
+        E->touch.near_to[j] = E->touch.near.nrings;
     }
-    *r0 = E->near_at[j];
-    *r1 = E->near_to[j];
+    *r0 = E->touch.near_at[j];
+    *r1 = E->touch.near_to[j];
     return UN_OK;
 }
 
@@ -224,12 +224,12 @@ static un_status contact_score(un_engine *E, const place_req *rq, const un_rings
         j = cand ? cand[c] : c;
         if (!E->pl[j].placed || E->pl[j].bin != bin || !boxes_meet(E->pl[j].lo, E->pl[j].hi, lo, hi)) continue;
         if ((s = near_rings(E, j, &r0, &r1)) != UN_OK) return s;
-        /* a view of rings r0..r1 of E->near */
-        view = E->near;
-        view.start = E->near.start + r0;
+        /* a view of rings r0..r1 of E->touch.near */
+        view = E->touch.near;
+        view.start = E->touch.near.start + r0;
         view.nrings = r1 - r0;
         *score += un_contact_rings(self, t, &view, zero, CONTACT_TOL);
-        E->contact_pairs += (int64_t)un_rings_npts(self) * (E->near.start[r1] - E->near.start[r0]);
+        E->touch.pairs += (int64_t)un_rings_npts(self) * (E->touch.near.start[r1] - E->touch.near.start[r0]);
     }
     return UN_OK;
 }
@@ -248,31 +248,31 @@ static un_status contact_point(un_engine *E, const place_req *rq, place_out *out
     un_status s;
     /* the vertices first: inflating an island below reuses the workspace
      * the regions live in */
-    for (j = 0; j < E->reg.nregions; j++) {
-        nv = E->reg.rstart[j + 1] - E->reg.rstart[j];
-        if ((s = UN_RESERVE(E->views, E->cap_views, nv)) != UN_OK) return s;
-        nv = un_region_views(E->arr, &E->reg, j, E->views, nv);
+    for (j = 0; j < E->ws.reg.nregions; j++) {
+        nv = E->ws.reg.rstart[j + 1] - E->ws.reg.rstart[j];
+        if ((s = UN_RESERVE(E->ws.views, E->ws.cap_views, nv)) != UN_OK) return s;
+        nv = un_region_views(E->ws.arr, &E->ws.reg, j, E->ws.views, nv);
         for (v = 0; v < nv; v++) {
-            if ((s = UN_RESERVE(E->spots, E->cap_spots, (int64_t)nt + E->views[v].n)) != UN_OK) return s;
-            for (i = 0; i < E->views[v].n; i++, nt++) {
-                E->spots[nt].x = un_llround(E->views[v].xy[2 * i]);
-                E->spots[nt].y = un_llround(E->views[v].xy[2 * i + 1]);
+            if ((s = UN_RESERVE(E->touch.spots, E->touch.cap_spots, (int64_t)nt + E->ws.views[v].n)) != UN_OK) return s;
+            for (i = 0; i < E->ws.views[v].n; i++, nt++) {
+                E->touch.spots[nt].x = un_llround(E->ws.views[v].xy[2 * i]);
+                E->touch.spots[nt].y = un_llround(E->ws.views[v].xy[2 * i + 1]);
             }
         }
     }
-    for (j = 0; j < rq->p; j++) E->near_at[j] = -1;
-    un_rings_clear(&E->near);
-    un_rings_clear(&E->self);
+    for (j = 0; j < rq->p; j++) E->touch.near_at[j] = -1;
+    un_rings_clear(&E->touch.near);
+    un_rings_clear(&E->touch.self);
     if ((s = ensure_inflated(E, k, level)) != UN_OK) return s;
     un_orient_matrix(&E->os, E->isl + k, o, m);
-    if ((s = un_rings_transform(&E->isl[k].infl[level], m, zero, &E->self)) != UN_OK) return s;
+    if ((s = un_rings_transform(&E->isl[k].infl[level], m, zero, &E->touch.self)) != UN_OK) return s;
     un_infl_box(E, k, o, level, &klo, &khi);
     *top = -1;
     for (i = 0; i < nt; i++) {
-        un_pt t = E->spots[i];
+        un_pt t = E->touch.spots[i];
         /* many vertices against detailed neighbours take a while */
         if (E->cancel && *E->cancel) return UN_ECANCELLED;
-        if ((s = contact_score(E, rq, &E->self, klo, khi, t, &score)) != UN_OK) return s;
+        if ((s = contact_score(E, rq, &E->touch.self, klo, khi, t, &score)) != UN_OK) return s;
         if (score > *top || (score == *top && (t.x < best->x || (t.x == best->x && t.y < best->y)))) {
             *top = score;
             *best = t;
@@ -292,21 +292,21 @@ un_status un_try_place(un_engine *E, const place_req *rq, place_out *out)
     out->found = 0;
     E->work++;
     s = gather(E, rq, &nobs);
-    if (s == UN_OK) s = un_cfr_loops_clip(E->arr, NULL, rq->wlo, rq->whi, E->obs, nobs, 1, &E->segs, &E->cap_segs);
-    if (s == UN_OK) s = un_regions_build(E->arr, &E->reg);
-    un_nfpcache_release(E->cache);
-    if (s != UN_OK || (m = E->reg.nregions) == 0) return s;
+    if (s == UN_OK) s = un_cfr_loops_clip(E->ws.arr, NULL, rq->wlo, rq->whi, E->ws.obs, nobs, 1, &E->ws.segs, &E->ws.cap_segs);
+    if (s == UN_OK) s = un_regions_build(E->ws.arr, &E->ws.reg);
+    un_nfpcache_release(E->ws.cache);
+    if (s != UN_OK || (m = E->ws.reg.nregions) == 0) return s;
     if (E->contact) return contact_point(E, rq, out);
     j = (int32_t)(f * m);
     if (j >= m) j = m - 1;
-    nv = E->reg.rstart[j + 1] - E->reg.rstart[j];
-    if ((s = UN_RESERVE(E->views, E->cap_views, nv)) != UN_OK) return s;
-    nv = un_region_views(E->arr, &E->reg, j, E->views, nv);
+    nv = E->ws.reg.rstart[j + 1] - E->ws.reg.rstart[j];
+    if ((s = UN_RESERVE(E->ws.views, E->ws.cap_views, nv)) != UN_OK) return s;
+    nv = un_region_views(E->ws.arr, &E->ws.reg, j, E->ws.views, nv);
     /* with vertices on: r in [0, 1/2) picks a vertex, [1/2, 1) a point of
      * the boundary (r = 0 stays the leftmost point) */
-    if (E->at_vertices && r < 0.5) un_rings_vertex_at(E->views, nv, 2 * r, pt);
-    else if (E->at_vertices) un_rings_point_at(E->views, nv, 2 * r - 1, pt);
-    else un_rings_point_at(E->views, nv, r, pt);
+    if (E->at_vertices && r < 0.5) un_rings_vertex_at(E->ws.views, nv, 2 * r, pt);
+    else if (E->at_vertices) un_rings_point_at(E->ws.views, nv, 2 * r - 1, pt);
+    else un_rings_point_at(E->ws.views, nv, r, pt);
     out->t.x = un_llround(pt[0]);
     out->t.y = un_llround(pt[1]);
     out->found = 1;
@@ -326,12 +326,12 @@ int un_island_ifp(const un_engine *E, int32_t k, int32_t o, int32_t level, un_pt
  * other groups look elsewhere); a member outside it books its own. */
 void un_count_bin(un_engine *E, int32_t k, int32_t bin)
 {
-    int32_t g = E->group ? E->group[k] : -1;
-    if (g >= 0 && E->group_bin[g] < 0) {
-        E->group_bin[g] = bin;
-        E->bin_area[bin] += E->group_area[g];
-    } else if (E->bin_area && (g < 0 || E->group_bin[g] != bin)) {
-        E->bin_area[bin] += E->isl[k].area;
+    int32_t g = E->bins.group ? E->bins.group[k] : -1;
+    if (g >= 0 && E->bins.group_bin[g] < 0) {
+        E->bins.group_bin[g] = bin;
+        E->bins.bin_area[bin] += E->bins.group_area[g];
+    } else if (E->bins.bin_area && (g < 0 || E->bins.group_bin[g] != bin)) {
+        E->bins.bin_area[bin] += E->isl[k].area;
     }
 }
 
@@ -342,7 +342,7 @@ void un_record_place(un_engine *E, int32_t p, int32_t k, int32_t o, int32_t leve
     un_infl_box(E, k, o, level, &lo, &hi);
     q->placed = 1;
     q->bin = bin;
-    if (bin >= E->nopen) E->nopen = bin + 1;
+    if (bin >= E->bins.nopen) E->bins.nopen = bin + 1;
     un_count_bin(E, k, bin);
     q->orient = o;
     q->sigma = level;

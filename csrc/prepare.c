@@ -122,11 +122,11 @@ static un_status prepare_once(un_packer *pk, double L_est)
     pk->best = (un_transform *)calloc((size_t)E->n, sizeof *pk->best);
     pk->best_par = (double *)calloc(3 * (size_t)E->n, sizeof *pk->best_par);
     pk->best_seq = (int32_t *)calloc((size_t)E->n, sizeof *pk->best_seq);
-    E->near_at = (int32_t *)malloc((size_t)E->n * sizeof *E->near_at);
-    E->near_to = (int32_t *)malloc((size_t)E->n * sizeof *E->near_to);
+    E->touch.near_at = (int32_t *)malloc((size_t)E->n * sizeof *E->touch.near_at);
+    E->touch.near_to = (int32_t *)malloc((size_t)E->n * sizeof *E->touch.near_to);
     tmp = (int32_t *)malloc((size_t)E->n * sizeof *tmp);
-    if (!E->seq || !E->par || !E->pl || !pk->best || !pk->best_par || !pk->best_seq || !E->near_at ||
-        !E->near_to || !tmp) {
+    if (!E->seq || !E->par || !E->pl || !pk->best || !pk->best_par || !pk->best_seq || !E->touch.near_at ||
+        !E->touch.near_to || !tmp) {
         free(tmp);
         return UN_ENOMEM;
     }
@@ -150,23 +150,23 @@ static un_status prepare_once(un_packer *pk, double L_est)
         }
     }
     if (pk->opt.fixed_scale > 0) {
-        E->nbins_max = pk->opt.max_bins;
+        E->bins.nbins_max = pk->opt.max_bins;
         if (pk->ngrouped) {
             int32_t g;
             un_status st = UN_RESERVE(pk->group, pk->cap_group, E->n);
             if (st != UN_OK) return st;
             while (pk->ngrouped < E->n) pk->group[pk->ngrouped++] = -1; /* added after the last set */
-            E->group = pk->group;
+            E->bins.group = pk->group;
             for (i = 0; i < E->n; i++)
-                if (E->group[i] + 1 > E->ngroups) E->ngroups = E->group[i] + 1;
-            E->group_bin = (int32_t *)malloc(((size_t)E->ngroups + 1) * sizeof *E->group_bin);
-            E->group_area = (double *)calloc((size_t)E->ngroups + 1, sizeof *E->group_area);
-            E->bin_area = (double *)calloc((size_t)E->nbins_max + 1, sizeof *E->bin_area);
-            E->group_mark = (int32_t *)calloc((size_t)E->ngroups + 1, sizeof *E->group_mark);
-            if (!E->group_bin || !E->group_area || !E->bin_area || !E->group_mark) return UN_ENOMEM;
-            for (g = 0; g < E->ngroups; g++) E->group_bin[g] = -1;
+                if (E->bins.group[i] + 1 > E->bins.ngroups) E->bins.ngroups = E->bins.group[i] + 1;
+            E->bins.group_bin = (int32_t *)malloc(((size_t)E->bins.ngroups + 1) * sizeof *E->bins.group_bin);
+            E->bins.group_area = (double *)calloc((size_t)E->bins.ngroups + 1, sizeof *E->bins.group_area);
+            E->bins.bin_area = (double *)calloc((size_t)E->bins.nbins_max + 1, sizeof *E->bins.bin_area);
+            E->bins.group_mark = (int32_t *)calloc((size_t)E->bins.ngroups + 1, sizeof *E->bins.group_mark);
+            if (!E->bins.group_bin || !E->bins.group_area || !E->bins.bin_area || !E->bins.group_mark) return UN_ENOMEM;
+            for (g = 0; g < E->bins.ngroups; g++) E->bins.group_bin[g] = -1;
             for (i = 0; i < E->n; i++)
-                if (E->group[i] >= 0) E->group_area[E->group[i]] += E->isl[i].area;
+                if (E->bins.group[i] >= 0) E->bins.group_area[E->bins.group[i]] += E->isl[i].area;
         }
     }
     /* the grid: the area-bound container is 2^UN_GRID_BITS units across */

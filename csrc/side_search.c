@@ -71,7 +71,7 @@ static int is_quarter_turns(const un_pack_options *o)
  * cost, CONTACT_PAIRS edge pairs compared for one region. */
 static double total_work(const un_packer *pk)
 {
-    return (double)pk->E.work + (double)pk->E.contact_pairs / CONTACT_PAIRS +
+    return (double)pk->E.work + (double)pk->E.touch.pairs / CONTACT_PAIRS +
            (pk->side ? total_work(pk->side) : 0);
 }
 
@@ -197,7 +197,7 @@ un_status un_pk_start_side(un_packer *pk, volatile int *cancel, int *improved)
     /* cancelled: its start goes on on the next move, unless it is the
      * aligned search and has cost too much already: then there is none */
     s = un_packer_start(sub, cancel);
-    if (s == UN_ECANCELLED && !(sub->E.contact && sub->opt.align && sub->E.contact_pairs > ALIGNED_START_PAIRS))
+    if (s == UN_ECANCELLED && !(sub->E.contact && sub->opt.align && sub->E.touch.pairs > ALIGNED_START_PAIRS))
         return s;
     pk->side_pending = NULL;
     pk->side_started = 1;
@@ -210,7 +210,7 @@ un_status un_pk_start_side(un_packer *pk, volatile int *cancel, int *improved)
         /* islands that fit only turned: no as-given search */
         return s == UN_ENOFIT ? UN_OK : s;
     }
-    un_nfpcache_set_budget(pk->E.cache, (size_t)((1 - SIDE_CACHE_SHARE) * pk->opt.cache_bytes));
+    un_nfpcache_set_budget(pk->E.ws.cache, (size_t)((1 - SIDE_CACHE_SHARE) * pk->opt.cache_bytes));
     pk->side = sub;
     return adopt_side(pk, improved);
 }
