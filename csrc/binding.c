@@ -172,6 +172,46 @@ fail:
     return -1;
 }
 
+static void free_frings_list(un_frings *polys, Py_ssize_t n)
+{
+    Py_ssize_t k;
+    for (k = 0; polys && k < n; k++) un_frings_free(polys + k);
+    free(polys);
+}
+
+/* The polygons of list `seq` (each a list of rings) as *n ring sets in a
+ * new array (free_frings_list frees it); item k is "polygon k" in errors,
+ * and with allow_empty an empty item stays an empty set.  NULL with an
+ * exception set. */
+static un_frings *to_frings_list(PyObject *seq, int allow_empty, Py_ssize_t *n)
+{
+    PyObject *fast = PySequence_Fast(seq, "polygons must be a list");
+    un_frings *polys;
+    Py_ssize_t k, m;
+    *n = 0;
+    if (!fast) return NULL;
+    m = PySequence_Fast_GET_SIZE(fast);
+    if (!(polys = (un_frings *)calloc((size_t)m + 1, sizeof *polys))) {
+        Py_DECREF(fast);
+        PyErr_NoMemory();
+        return NULL;
+    }
+    for (k = 0; k < m; k++) {
+        PyObject *item = PySequence_Fast_GET_ITEM(fast, k);
+        char label[64];
+        if (allow_empty && PySequence_Check(item) && PySequence_Size(item) == 0) continue; /* empty: alone */
+        snprintf(label, sizeof label, "polygon %zd", (Py_ssize_t)k);
+        if (to_frings(item, label, polys + k) < 0) {
+            free_frings_list(polys, m);
+            Py_DECREF(fast);
+            return NULL;
+        }
+    }
+    Py_DECREF(fast);
+    *n = m;
+    return polys;
+}
+
 static PyObject *rings_to_list(const un_frings *r, int32_t first, int32_t last)
 {
     PyObject *lst = PyList_New(last - first);
@@ -407,23 +447,14 @@ done:
 
 static PyObject *py_overlap_groups(PyObject *self, PyObject *args)
 {
-    PyObject *lo, *fast, *lab = NULL;
-    Py_ssize_t n, k;
-    un_frings *polys = NULL;
+    PyObject *lo, *lab = NULL;
+    Py_ssize_t n;
+    un_frings *polys;
     npy_intp dim;
     un_status s;
     (void)self;
     if (!PyArg_ParseTuple(args, "O", &lo)) return NULL;
-    if (!(fast = PySequence_Fast(lo, "polygons must be a list"))) return NULL;
-    n = PySequence_Fast_GET_SIZE(fast);
-    if (!(polys = (un_frings *)calloc((size_t)n + 1, sizeof *polys))) { PyErr_NoMemory(); goto done; }
-    for (k = 0; k < n; k++) {
-        PyObject *item = PySequence_Fast_GET_ITEM(fast, k);
-        char label[64];
-        if (PySequence_Check(item) && PySequence_Size(item) == 0) continue; /* empty: alone */
-        snprintf(label, sizeof label, "polygon %zd", (Py_ssize_t)k);
-        if (to_frings(item, label, polys + k) < 0) goto done;
-    }
+    if (!(polys = to_frings_list(lo, 1, &n))) return NULL;
     dim = (npy_intp)n;
     if (!(lab = PyArray_SimpleNew(1, &dim, NPY_INT32))) goto done;
     Py_BEGIN_ALLOW_THREADS
@@ -431,9 +462,7 @@ static PyObject *py_overlap_groups(PyObject *self, PyObject *args)
     Py_END_ALLOW_THREADS
     if (s != UN_OK) { Py_CLEAR(lab); raise_status(s, "overlap_groups"); }
 done:
-    for (k = 0; polys && k < n; k++) un_frings_free(polys + k);
-    free(polys);
-    Py_DECREF(fast);
+    free_frings_list(polys, n);
     return lab;
 }
 
@@ -702,32 +731,22 @@ static PyObject *py_pack_pow2(PyObject *self, PyObject *args)
 
 static PyObject *py_validate(PyObject *self, PyObject *args)
 {
-    PyObject *lo, *fast, *res = NULL;
-    Py_ssize_t n, k;
+    PyObject *lo, *res = NULL;
+    Py_ssize_t n;
     int nfixed;
     double margin, box[4];
-    un_frings *polys = NULL;
+    un_frings *polys;
     int32_t a = -1, b = -1;
     un_status s;
     (void)self;
     if (!PyArg_ParseTuple(args, "Oid(dddd)", &lo, &nfixed, &margin, box, box + 1, box + 2, box + 3)) return NULL;
-    if (!(fast = PySequence_Fast(lo, "polygons must be a list"))) return NULL;
-    n = PySequence_Fast_GET_SIZE(fast);
-    if (!(polys = (un_frings *)calloc((size_t)n + 1, sizeof *polys))) { PyErr_NoMemory(); goto done; }
-    for (k = 0; k < n; k++) {
-        char label[64];
-        snprintf(label, sizeof label, "polygon %zd", (Py_ssize_t)k);
-        if (to_frings(PySequence_Fast_GET_ITEM(fast, k), label, polys + k) < 0) goto done;
-    }
+    if (!(polys = to_frings_list(lo, 0, &n))) return NULL;
     Py_BEGIN_ALLOW_THREADS
     s = un_validate_layout(polys, (int32_t)n, nfixed, margin, box, &a, &b);
     Py_END_ALLOW_THREADS
     if (s != UN_OK) raise_status(s, "validate");
     else res = Py_BuildValue("(ii)", (int)a, (int)b);
-done:
-    for (k = 0; polys && k < n; k++) un_frings_free(polys + k);
-    free(polys);
-    Py_DECREF(fast);
+    free_frings_list(polys, n);
     return res;
 }
 
