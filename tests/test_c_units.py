@@ -187,15 +187,28 @@ def program_params():
     run under TSan (slow)."""
     params = []
     for program in (os.path.basename(p) for p in program_files()):
-        oom = program.startswith("test_oom")
+        if program.startswith(OOM):
+            continue   # test_allocation_failures runs them, in shards
         variants = ["int128", "fallback"] if program in FALLBACK_PROGRAMS else ["int128"]
-        configs = ["asan"] if oom else [*PLAIN_CONFIGS, "tsan"] if program.startswith(THREADED) else PLAIN_CONFIGS
+        configs = [*PLAIN_CONFIGS, "tsan"] if program.startswith(THREADED) else PLAIN_CONFIGS
         for config in configs:
             for variant in variants:
-                slow = oom or variant == "fallback" or config == "tsan"
+                slow = variant == "fallback" or config == "tsan"
                 params.append(pytest.param(program, config, variant, marks=[pytest.mark.slow] if slow else [],
                                            id=f"{program}-{config}-{variant}"))
     return params
+
+
+#: The allocation-failure programs (test_oom*.c) run in this many shards,
+#: each failing every OOM_SHARDS-th allocation (``--shard i/n``), which the
+#: batch spreads over the cores: whole, the engine's was the slow tier's
+#: longest run (about 5 minutes of one core while the other idled).
+OOM = "test_oom"
+OOM_SHARDS = 3
+
+
+def oom_run(program, shard):
+    return Run("asan", program, "int128", args=("--shard", f"{shard}/{OOM_SHARDS}"))
 
 
 def fuzz_run(variant, seed, inputs):
@@ -210,6 +223,8 @@ def run_of(item):
         return Run(item.callspec.params["config"], item.callspec.params["program"], item.callspec.params["variant"])
     if function is test_fuzz_target:
         return fuzz_run(**item.callspec.params)
+    if function is test_allocation_failures:
+        return oom_run(**item.callspec.params)
     return None
 
 
@@ -247,13 +262,27 @@ def runs(builds, request):
     return get
 
 
-@pytest.mark.parametrize("program, config, variant", program_params())
-def test_c_unit_program(program, config, variant, runs):
-    r = runs(Run(config, program, variant))
+def _assert_passed(r, label):
     out = (r.stdout + r.stderr).strip()
     if r.returncode != 0 or " 0 failed" not in r.stdout:
-        pytest.fail(f"{program} [{config}, {variant}] exited with {r.returncode}:\n{out[-20000:]}",
-                    pytrace=False)
+        pytest.fail(f"{label} exited with {r.returncode}:\n{out[-20000:]}", pytrace=False)
+
+
+@pytest.mark.parametrize("program, config, variant", program_params())
+def test_c_unit_program(program, config, variant, runs):
+    _assert_passed(runs(Run(config, program, variant)), f"{program} [{config}, {variant}]")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("program, shard", [(os.path.basename(p), shard) for p in program_files()
+                                            if os.path.basename(p).startswith(OOM)
+                                            for shard in range(1, OOM_SHARDS + 1)])
+def test_allocation_failures(program, shard, runs):
+    """Allocation-failure injection under ASan (see tests/csrc/oom.h):
+    shard ``shard`` of the allocations of every scenario fails in turn."""
+    r = runs(oom_run(program, shard))
+    _assert_passed(r, f"{program} [asan, shard {shard}/{OOM_SHARDS}]")
+    assert f"shard {shard} of {OOM_SHARDS}" in r.stdout
 
 
 @pytest.mark.parametrize("variant, seed, inputs", [

@@ -28,6 +28,10 @@ void __real_free(void *p);
 static long oom_count = 0;   /* allocations attempted so far */
 static long oom_fail_at = 0; /* fail this one (1-based); 0: never */
 static long oom_live = 0;    /* blocks currently allocated */
+/* This run fails the allocations k with k % oom_shards == oom_shard - 1
+ * (--shard i/n on the command line: the shards of one program run on
+ * separate cores, and together fail every allocation) */
+static long oom_shard = 1, oom_shards = 1;
 
 static inline int oom_should_fail(void)
 {
@@ -96,7 +100,7 @@ static inline void oom_run_all_failures(const oom_scenario *sc)
     n = oom_count;
     CHECK_MSG(clean.status == UN_OK, "%s: clean run returned %s", sc->name, un_status_str(clean.status));
     CHECK_MSG(oom_live == live0, "%s: clean run leaked %ld blocks", sc->name, oom_live - live0);
-    for (k = 1; k <= n; k++) {
+    for (k = oom_shard; k <= n; k += oom_shards) {
         oom_result r = sc->fn(k, sc->ctx);
         if (r.status == UN_ENOMEM) enomem++;
         else if (r.status == UN_OK) {
@@ -117,10 +121,25 @@ static inline void oom_run_all_failures(const oom_scenario *sc)
     CHECK(n > 0);
 }
 
+/* Read --shard i/n (1 <= i <= n) from the command line; 0 when it is
+ * missing or malformed (then the program fails, rather than testing less). */
+static inline int oom_read_shard(int argc, char **argv)
+{
+    if (argc == 1) return 1;
+    if (argc != 3 || strcmp(argv[1], "--shard") != 0 ||
+        sscanf(argv[2], "%ld/%ld", &oom_shard, &oom_shards) != 2 || oom_shards < 1 || oom_shard < 1 ||
+        oom_shard > oom_shards) {
+        fprintf(stderr, "usage: %s [--shard i/n]\n", argv[0]);
+        return 0;
+    }
+    return 1;
+}
+
 /* Run every scenario of all[0..n); returns the program's exit status. */
 static inline int oom_run_scenarios(const char *program, const oom_scenario *all, size_t n)
 {
     size_t i;
+    printf("shard %ld of %ld\n", oom_shard, oom_shards);
     for (i = 0; i < n; i++) {
         tu_current = all[i].name;
         oom_run_all_failures(all + i);
