@@ -4,7 +4,9 @@
     python -m tests.bench.pro_options --count 20 --seconds 5
     python -m tests.bench.pro_options --quick        # 4 models, 2 s
 
-Per model, ``uvnest.pack`` with the same time limit and seed under each
+Models: homedecor's, and game-like assets of repeated parts (turned and
+mirrored copies, ``tests.bench.synthetic.repeated_parts``).  Per model,
+``uvnest.pack`` with the same time limit and seed under each
 variant: one common scale (the baseline), ``max_scale_ratio`` 1.5 and 2, and
 ``stack_similar``, and ``group_layout='together'`` with the islands dealt
 into ``GROUPS`` groups in turn (the checker's island k in group k mod 3:
@@ -30,6 +32,7 @@ import numpy as np
 from .checker import analyse, check_layout
 from .common import Model
 from .corpus_islands import homedecor_models
+from .synthetic import repeated_parts_model
 
 #: variant name -> extra options of uvnest.pack
 VARIANTS: Dict[str, Dict[str, Any]] = {
@@ -104,7 +107,7 @@ def run(models: Sequence[Model], margin: float, seconds: float, seed: int) -> Li
 
 
 def report(rows: List[Dict[str, Any]], seconds: float) -> str:
-    lines = [f"# Options of professional packers ({seconds:g} s per run, one core)", "",
+    lines = [f"# Options of professional packers ({seconds:g} s per run, every core)", "",
              "Coverage (its ratio to one common scale); for `stack`, the common scale's ratio too: stacked",
              "copies share their texture, so the gain of stacking is in scale (texel density), not coverage.",
              "`together`: the islands dealt into 3 groups, each group in a region of its own.",
@@ -144,6 +147,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--margin", type=float, default=0.005, help="margin (default 0.005)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, default=Path("bench-results"))
+    parser.add_argument("--parts", default="12,40",
+                        help="part counts of the game-like synthetic assets of repeated parts "
+                             "(tests.bench.synthetic.repeated_parts; default 12,40; '' for none)")
     parser.add_argument("--quick", action="store_true", help="4 models, 2 s per run (a smoke run)")
     args = parser.parse_args(argv)
     if args.quick:
@@ -152,6 +158,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         models = homedecor_models(args.models.split(","))
     else:   # one group alone packs the same under every variant
         models = [m for m in homedecor_models() if analyse(m).n_area_groups >= 2][:args.count]
+    models += [repeated_parts_model(int(n), args.seed) for n in args.parts.split(",") if n.strip()]
     rows = run(models, args.margin, args.seconds, args.seed)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "pro_options.json").write_text(json.dumps(rows, indent=1))

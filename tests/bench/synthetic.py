@@ -149,6 +149,13 @@ def generate(n: int, seed: int = 0) -> Tuple[np.ndarray, List[np.ndarray]]:
             kind = ("concave", "holed", "thin", "convex")[int(rng.integers(4))]
             area *= TINY_FACTOR
         islands.append(_island(kind, area, rng))
+    return _on_grid(islands)
+
+
+def _on_grid(islands: List[Tuple[np.ndarray, List[List[int]]]]) -> Tuple[np.ndarray, List[np.ndarray]]:
+    """The islands (each at the origin) in the cells of a square grid sized
+    for the largest, as ``(uvs, faces)``."""
+    n = len(islands)
     cell = 1.05 * max(float(v.max()) for v, _ in islands)
     cols = int(np.ceil(np.sqrt(n)))
     uvs: List[np.ndarray] = []
@@ -167,3 +174,42 @@ def synthetic_model(n: int, seed: int = 0) -> Model:
     uvs, faces = generate(n, seed)
     return Model.from_faces(f"synthetic-{n}", "synthetic", uvs, faces,
                             source=f"tests.bench.synthetic.generate({n}, seed={seed})")
+
+
+#: Copies per part kind of :func:`repeated_parts` (wheels, bolts, mirrored
+#: halves of a game asset): a few big parts, many small ones.
+PART_COPIES = (2, 4, 8, 16)
+
+
+def repeated_parts(n_parts: int, seed: int = 0) -> Tuple[np.ndarray, List[np.ndarray]]:
+    """A game-like asset: ``n_parts`` part shapes, each copied
+    ``PART_COPIES[k % 4]`` times (turned by random angles; every other copy
+    of the concave and convex parts, which have no mirror symmetry,
+    mirrored: symmetric halves), plus as many unique
+    islands as parts.  The copies are the case ``stack_similar`` is for."""
+    rng = np.random.default_rng([seed, n_parts, 7])
+    kinds = ["concave", "holed", "convex", "thin"]
+    islands = []
+    for k in range(n_parts):
+        copies = PART_COPIES[k % len(PART_COPIES)]
+        verts, tris = _island(kinds[k % len(kinds)], rng.lognormal(0.0, AREA_SIGMA) / copies, rng)
+        for c in range(copies):
+            theta = rng.uniform(0, 2 * np.pi)
+            rot = np.array([[np.cos(theta), -np.sin(theta)], [np.sin(theta), np.cos(theta)]])
+            v = verts @ rot.T
+            faces = [list(t) for t in tris]
+            if k % 2 == 0 and c % 2:   # concave and convex parts (not mirror-symmetric): x negated,
+                # corners reversed to keep them counter-clockwise
+                v = v * np.array([-1.0, 1.0])
+                faces = [t[::-1] for t in faces]
+            islands.append((v - v.min(axis=0), faces))
+    for k in range(n_parts):
+        islands.append(_island(kinds[int(rng.integers(len(kinds)))], float(rng.lognormal(0.0, AREA_SIGMA)), rng))
+    return _on_grid(islands)
+
+
+def repeated_parts_model(n_parts: int, seed: int = 0) -> Model:
+    """:func:`repeated_parts` as a benchmark :class:`Model` named ``parts-<n_parts>``."""
+    uvs, faces = repeated_parts(n_parts, seed)
+    return Model.from_faces(f"parts-{n_parts}", "synthetic", uvs, faces,
+                            source=f"tests.bench.synthetic.repeated_parts({n_parts}, seed={seed})")
