@@ -74,6 +74,13 @@ def faces_csr(faces: FacesLike, n_uvs: int, name: str = "faces") -> Tuple[np.nda
     return start.astype(np.int32), idx.astype(np.int32)
 
 
+def corners_of(start: np.ndarray, faces: np.ndarray) -> np.ndarray:
+    """The corner positions of the faces ``faces`` (face ``f`` has corners
+    ``start[f] .. start[f + 1] - 1``), face after face."""
+    sizes = start[faces + 1] - start[faces]
+    return np.repeat(start[faces] - (np.cumsum(sizes) - sizes), sizes) + np.arange(int(sizes.sum()))
+
+
 def check_uvs(uvs, name: str = "uvs", columns: int = 2) -> np.ndarray:
     """``uvs`` as a float64 ``(N, columns)`` array of real numbers, or an
     ``InputError`` naming ``name`` (complex numbers are refused, not cut

@@ -27,7 +27,7 @@ from typing import Callable, List, Optional, Sequence, Tuple
 import numpy as np
 
 from . import _core
-from ._faces import FacesLike, check_finite, check_uvs, faces_csr
+from ._faces import FacesLike, check_finite, check_uvs, corners_of, faces_csr
 
 __all__ = ["Island", "clipped_area", "tile_coverage", "find_islands", "island_faces_of"]
 
@@ -258,11 +258,9 @@ def find_islands(uvs, faces: FacesLike, mesh_faces: Optional[FacesLike] = None,
 
 def _face_subset(start: np.ndarray, idx: np.ndarray, faces: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
     """The ``(start, indices)`` arrays of the faces ``faces`` alone."""
-    sizes = np.diff(start)[faces]
-    sub_start = np.zeros(faces.size + 1, dtype=np.int64)
-    np.cumsum(sizes, out=sub_start[1:])
-    corners = np.repeat(start[faces] - sub_start[:-1], sizes) + np.arange(int(sub_start[-1]))
-    return sub_start.astype(np.int32), idx[corners]
+    sub_start = np.zeros(faces.size + 1, dtype=np.int32)
+    np.cumsum(np.diff(start)[faces], out=sub_start[1:])
+    return sub_start, idx[corners_of(start, faces)]
 
 
 def _merged(islands: List[Island], groups: np.ndarray, uvs: np.ndarray, start: np.ndarray, idx: np.ndarray,
