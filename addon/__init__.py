@@ -21,9 +21,11 @@ from typing import TYPE_CHECKING, Any, List
 if TYPE_CHECKING:   # the lazy names below, for type checkers and IDEs
     from . import geometry, io
     from .islands import Island, find_islands
-    from .options import PackOptions
-    from .packing import (Cancel, Cancelled, IslandTransform, PackResult, Packer, apply_transforms, cpu_cores, pack,
-                          pack_pow2_squares)
+    from .cancel import Cancel, Cancelled
+    from .options import PackOptions, cpu_cores
+    from .packing import Packer, pack
+    from .results import IslandTransform, PackResult, apply_transforms
+    from .tiles import pack_pow2_squares
 
 __version__ = "0.1.0"
 
@@ -49,13 +51,13 @@ _LAZY = {
     "PackOptions": "options",
     "pack": "packing",
     "Packer": "packing",
-    "Cancel": "packing",
-    "Cancelled": "packing",
-    "PackResult": "packing",
-    "IslandTransform": "packing",
-    "pack_pow2_squares": "packing",
-    "apply_transforms": "packing",
-    "cpu_cores": "packing",
+    "Cancel": "cancel",
+    "Cancelled": "cancel",
+    "PackResult": "results",
+    "IslandTransform": "results",
+    "pack_pow2_squares": "tiles",
+    "apply_transforms": "results",
+    "cpu_cores": "options",
 }
 
 __all__ = ["__version__", "register", "unregister", *_LAZY]

@@ -29,7 +29,7 @@ Adding an option:
    options go in ``__post_init__`` (``errors.requirement`` for "needs"),
    and what the engine needs from it in :class:`ResolvedOptions`;
 2. the same keyword, with default ``_D.<name>``, on ``Packer.__init__`` and
-   ``pack`` (``packing._option_arguments`` raises KeyError until both have
+   ``pack`` (``pack_inputs.option_arguments`` raises KeyError until both have
    it, and ``tests/test_options.py`` checks the signatures);
 3. ``_add_option(group, "<name>")`` in ``cli/arguments.py`` for the
    command line (and ``cli/pack._packer_options`` to pass it on);

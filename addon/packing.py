@@ -28,26 +28,35 @@ ready in time and better), when the exact first layout is not ready
 stops construction (raising :class:`Cancelled`) and later searches.  In
 the main thread the C work runs in a helper thread, so Ctrl-C
 (KeyboardInterrupt) reaches the caller within a few tens of milliseconds.
+
+This module holds ``Packer``'s set-up (islands, units, engines, first
+layouts, results) and ``pack()``; ``Packer``'s search (``step()``,
+``improvements()``, cancels and deadlines) is :mod:`uvnest.packer_search`,
+its final check :mod:`uvnest.final_check`; the result types are in
+:mod:`uvnest.results`, :class:`Cancel` in :mod:`uvnest.cancel`, the input
+helpers in :mod:`uvnest.pack_inputs` (all importable from here too).
 """
 from __future__ import annotations
 
 import contextlib
-import dataclasses
-import math
 import threading
 import time
 import weakref
-from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Any, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
 from . import _core, tiles as _tiles
 from ._faces import FacesLike, check_uvs
+from .cancel import Cancel, Cancelled
+from .final_check import FinalCheck
 from .errors import CannotFitError, InputError, requirement, seconds as _seconds, whole as _whole
-from .islands import Island, clipped_area, find_islands, island_faces_of, ring_areas
-from .options import DEFAULT_TIME_LIMIT, OPTIONS, PackOptions, TextureSize, cpu_cores, texel_aspect
-from .group_layout import PROBE_MOVES, TIME_SHARE as CLUSTER_TIME_SHARE, build_clusters, check_islands
+from .group_layout import PROBE_MOVES, TIME_SHARE as CLUSTER_TIME_SHARE, build_clusters
+from .islands import Island, clipped_area, find_islands, island_faces_of
+from .options import DEFAULT_TIME_LIMIT, PackOptions, TextureSize, cpu_cores
+from .pack_inputs import in_texel_space, island_groups, locked_islands, option_arguments, packing_shape
+from .packer_search import PackerSearch
+from .results import IDENTITY, IslandTransform, PackResult, apply_transforms, compose_transforms
 from .scales import mixed_scales
 from .stacking import DEFAULT_TOLERANCE as DEFAULT_STACK_TOLERANCE, Stack, stack_islands
 from .tiles import pack_pow2_squares
@@ -62,307 +71,9 @@ _D = PackOptions()
 #: so without it an island exactly one tile in size could never be placed.
 #: 2**-20 is a thousandth of a texel of a 1K texture.
 FIXED_OVERHANG = 2.0 ** -20
-#: The final check's tolerance, relative to the target's size: a returned
-#: layout keeps the margin and the target (less the padding) on every face,
-#: vertex and edge within this (the engine's exact check allows two grid
-#: steps of its grid, 2**-26 of the layout's extent).
-FINAL_TOLERANCE = 2.0 ** -26
 
 
-@dataclass(frozen=True)
-class IslandTransform:
-    """Where an island went: ``uv' = scale * R(rotation) * F * uv + translation``,
-    with ``F`` mirroring u (``u -> -u``) when ``flipped``."""
-
-    rotation: float
-    flipped: bool
-    translation: Tuple[float, float]
-    scale: float
-
-
-IDENTITY = IslandTransform(0.0, False, (0.0, 0.0), 1.0)
-
-
-class Cancelled(Exception):
-    """Raised by :class:`Packer` (and :func:`pack`) when the :class:`Cancel`
-    passed in was set before the first layout was ready."""
-
-
-class Cancel:
-    """A thread-safe cancel flag for :class:`Packer` and :func:`pack`.
-
-    ``set()`` from any thread stops what the packers it was passed to are
-    doing within a few tens of milliseconds: construction raises
-    :class:`Cancelled`, ``step()`` returns False and ``improvements()``
-    ends.  A flag once set stays set.
-    """
-
-    def __init__(self) -> None:
-        self._event = threading.Event()
-        self._lock = threading.Lock()
-        self._hooks: Dict[int, Callable[[], Any]] = {}
-        self._next = 0
-
-    def set(self) -> None:
-        """Set the flag and stop every packer it was passed to."""
-        with self._lock:
-            self._event.set()
-            hooks = list(self._hooks.values())
-        for hook in hooks:
-            hook()
-
-    def is_set(self) -> bool:
-        """Whether ``set()`` was called."""
-        return self._event.is_set()
-
-    def _add(self, hook: Callable[[], Any]) -> int:
-        """Call ``hook()`` on ``set()`` (at once when set already); returns a key for :meth:`_remove`."""
-        with self._lock:
-            key = self._next
-            self._next += 1
-            self._hooks[key] = hook
-            now = self._event.is_set()
-        if now:
-            hook()
-        return key
-
-    def _remove(self, key: int) -> None:
-        with self._lock:
-            self._hooks.pop(key, None)
-
-
-def _in_c(call: Callable[[], Any], stop: Callable[[], Any]) -> Any:
-    """``call()``, a C call that releases the GIL and stops when ``stop()``
-    is called.  In the main thread it runs in a helper thread, so that a
-    KeyboardInterrupt (Ctrl-C) reaches the caller at once: then ``stop()``,
-    wait for the call to end (milliseconds), and re-raise."""
-    if threading.current_thread() is not threading.main_thread():
-        return call()
-    out: Dict[str, Any] = {}
-
-    def run() -> None:
-        try:
-            out["value"] = call()
-        except BaseException as e:  # noqa: B036 - handed to the caller
-            out["error"] = e
-
-    worker = threading.Thread(target=run, name="uvnest-c", daemon=True)
-    worker.start()
-    try:
-        while worker.is_alive():
-            worker.join(0.05)
-    except BaseException:
-        stop()
-        worker.join()
-        raise
-    if "error" in out:
-        raise out["error"]
-    return out["value"]
-
-
-@dataclass
-class PackResult:
-    """A packed layout.
-
-    Attributes:
-        uvs: a new ``(N, 2)`` array of packed UVs (the input is not modified).
-        transforms: one :class:`IslandTransform` per island (see ``islands``).
-        island_of_face: per input face, the index of its island.
-        islands: the islands (merged groups when overlapping islands move
-            together).
-        coverage: share of the target covered by islands.
-        scale: the common scale applied to every moved island.
-        iterations: annealing moves made so far.
-        elapsed: seconds since the packer was created.
-        seed: the random seed.
-        tile_of_island: per island its UDIM tile number (``scale='fixed'``;
-            with ``'fit'`` every island is in the target, numbered 1001).
-        tile_count: UDIM tiles used.
-        tile_lower_bound: no layout can use fewer tiles: ceil(sum of the
-            islands' areas grown by margin / 2, over a tile's room).
-        tile_fill: ``f = sum(U**2) / tile_count``, U each tile's share
-            covered (1 when every tile is full).
-        split_groups: affinity group keys whose islands ended up in more
-            than one tile.
-        scale_ratio: the largest island scale over the smallest (the
-            texel-density spread ``max_scale_ratio`` allows; 1 with one
-            common scale).
-        stacks: the stacks of similar islands packed as one
-            (``stack_similar``; see :class:`uvnest.stacking.Stack`).
-        kind: ``'exact'`` for a layout of the packer's own engine (the
-            exact first layout of the requested shape, or one the search
-            found); ``'box'`` for the box layout (the skyline of the
-            islands' bounding rectangles, as ``shape='box'`` packs) handed
-            out when the exact first layout was not ready by the time
-            limit; ``'convex'`` for the convex layout (the islands' hulls
-            packed by the engine, as ``shape='convex'`` packs), handed out
-            the same way when it is ready before the exact one and beats
-            the box layout.  All passed the same exact final check.
-    """
-
-    uvs: np.ndarray
-    transforms: List[IslandTransform]
-    island_of_face: np.ndarray
-    islands: List[Island]
-    coverage: float
-    scale: float
-    iterations: int
-    elapsed: float
-    seed: int
-    tile_of_island: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-    tile_count: int = 1
-    tile_lower_bound: int = 1
-    tile_fill: float = 0.0
-    split_groups: List = field(default_factory=list)
-    scale_ratio: float = 1.0
-    kind: str = "exact"
-    stacks: List[Stack] = field(default_factory=list)
-
-
-def _packing_shape(isl: Island, shape: str) -> Tuple[List[np.ndarray], float]:
-    """The outline the engine packs (it holds every UV of the island, needles
-    and zero-area faces too: see ``uvnest.islands``), and the area the
-    engine counts (the island's, or the outline's when it has none: a strip
-    of a tiny segment far from the origin can round to no area in floats,
-    and the engine needs some)."""
-    area = isl.area if isl.area > 0 else float(abs(ring_areas(isl.outline).sum()))
-    area = max(area, float(np.finfo(np.float64).tiny))
-    if shape == "convex":
-        return _core.hull(isl.outline), area
-    if shape == "box":
-        pts = np.concatenate(isl.outline)
-        (x0, y0), (x1, y1) = pts.min(axis=0), pts.max(axis=0)
-        return [np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]])], area
-    return isl.outline, area
-
-
-def _in_texel_space(isl: Island, aspect: Tuple[float, float]) -> Island:
-    """``isl`` in texel space (see ``uvnest.options.ResolvedOptions.aspect``)."""
-    ax, ay = aspect
-    x0, y0, x1, y1 = isl.bbox
-    return dataclasses.replace(isl, outline=[r * aspect for r in isl.outline], area=isl.area * ax * ay,
-                               bbox=(x0 * ax, y0 * ay, x1 * ax, y1 * ay))
-
-
-def _locked_islands(locked, islands: List[Island], n_faces: int) -> np.ndarray:
-    """Boolean mask over islands from a face mask or island indices."""
-    mask = np.zeros(len(islands), dtype=bool)
-    if locked is None:
-        return mask
-    arr = np.asarray(locked)
-    if arr.dtype == bool:
-        if arr.shape != (n_faces,):
-            raise InputError(f"locked as a mask must have one entry per face ({n_faces}), got {arr.shape}", "locked")
-        for isl in islands:
-            mask[isl.index] = bool(arr[isl.faces].any())
-        return mask
-    if arr.size == 0:
-        return mask
-    if not np.issubdtype(arr.dtype, np.integer):
-        raise InputError(f"locked must be a boolean mask over faces or integer island indices, got {arr.dtype} "
-                         "values", "locked")
-    idx = arr.astype(np.int64).reshape(-1)
-    if idx.min() < 0 or idx.max() >= len(islands):
-        raise InputError(f"locked island index out of range 0..{len(islands) - 1}", "locked")
-    mask[idx] = True
-    return mask
-
-
-def _apply(t: IslandTransform, p: np.ndarray) -> np.ndarray:
-    """Points ``p`` moved by transform ``t``."""
-    if t.flipped:
-        p = p * np.array([-1.0, 1.0])
-    c, s = math.cos(t.rotation), math.sin(t.rotation)
-    return np.column_stack([t.scale * (c * p[:, 0] - s * p[:, 1]) + t.translation[0],
-                            t.scale * (s * p[:, 0] + c * p[:, 1]) + t.translation[1]])
-
-
-def _compose(t: IslandTransform, m: IslandTransform) -> IslandTransform:
-    """The transform ``t`` after ``m`` (``t(m(p))``; ``m`` without scale)."""
-    if m == IDENTITY:
-        return t
-    # F R(a) = R(-a) F: a mirrored t turns m's rotation the other way
-    turn = t.rotation - m.rotation if t.flipped else t.rotation + m.rotation
-    (tx, ty), = _apply(t, np.array([m.translation]))
-    return IslandTransform(turn, t.flipped != m.flipped, (float(tx), float(ty)), t.scale)
-
-
-def apply_transforms(uvs, islands: Sequence[Island], transforms: Sequence[IslandTransform],
-                     texture_size: TextureSize = None) -> np.ndarray:
-    """A new UV array with each island's UVs moved by its transform (the
-    island's ``uv_indices``); UVs of no island are copied unchanged.  Use it
-    to re-apply a packing to another copy of the same UVs.
-
-    With a non-square ``texture_size`` (W, H), transforms act in texel
-    space, as the packer made them: on ``uv * (W, H) / max(W, H)``.
-    """
-    if len(islands) != len(transforms):
-        raise InputError(f"transforms: {len(islands)} islands but {len(transforms)} transforms", "transforms")
-    src = np.asarray(uvs, dtype=np.float64)
-    out = src.copy()
-    moved = [(isl.uv_indices, t) for isl, t in zip(islands, transforms) if t != IDENTITY]
-    if not moved:
-        return out
-    # every island at once (one island at a time took 2.5 s at 100,000
-    # islands), with _apply's arithmetic: the same bits
-    idx = np.concatenate([u for u, _ in moved])
-    size = np.fromiter((u.size for u, _ in moved), dtype=np.int64, count=len(moved))
-    c, s, k, tx, ty, f = np.array([(math.cos(t.rotation), math.sin(t.rotation), t.scale, t.translation[0],
-                                    t.translation[1], -1.0 if t.flipped else 1.0) for _, t in moved]).repeat(size, axis=0).T
-    ax, ay = texel_aspect(texture_size)
-    if (ax, ay) == (1.0, 1.0):
-        x, y = src[idx, 0] * f, src[idx, 1]
-        out[idx, 0] = k * (c * x - s * y) + tx
-        out[idx, 1] = k * (s * x + c * y) + ty
-    else:
-        x, y = src[idx, 0] * ax * f, src[idx, 1] * ay
-        out[idx, 0] = (k * (c * x - s * y) + tx) / ax
-        out[idx, 1] = (k * (s * x + c * y) + ty) / ay
-    return out
-
-
-def _group_codes(groups, n_faces: int) -> Tuple[Sequence[Any], np.ndarray]:
-    """The distinct keys of ``groups`` and each face's key number: sorted
-    for numbers and strings, in order of first use for other hashable keys
-    (objects, or numbers and strings mixed, which numpy would turn into
-    strings)."""
-    try:
-        arr = np.asarray(groups)
-    except ValueError:
-        arr = np.empty(0, dtype=object)
-    if arr.ndim != 1 or arr.shape[0] != n_faces:
-        raise InputError(f"groups must have one key per face ({n_faces}), got shape {arr.shape}", "groups")
-    if arr.dtype.kind in "biuf" or (arr.dtype.kind == "U" and (isinstance(groups, np.ndarray)
-                                                               or all(isinstance(k, str) for k in groups))):
-        keys, codes = np.unique(arr, return_inverse=True)
-        return keys, codes.reshape(-1)
-    number: Dict[Any, int] = {}
-    try:
-        codes = np.fromiter((number.setdefault(k, len(number)) for k in groups), dtype=np.int64, count=n_faces)
-    except TypeError:
-        raise InputError("groups must hold one hashable key per face", "groups") from None
-    return list(number), codes
-
-
-def _island_groups(groups, moving: List[Island], n_faces: int) -> Tuple[list, np.ndarray]:
-    """Affinity group keys and per moving island its group (the key most of
-    its faces have), -1 without groups."""
-    if groups is None:
-        return [], np.full(len(moving), -1, dtype=np.int64)
-    keys, codes = _group_codes(groups, n_faces)
-    of = np.array([int(np.bincount(codes[isl.faces]).argmax()) for isl in moving], dtype=np.int64)
-    used, of = np.unique(of, return_inverse=True)
-    return [keys[k].item() if hasattr(keys[k], "item") else keys[k] for k in used], of.reshape(-1)
-
-
-def _option_arguments(arguments: Dict[str, Any]) -> Dict[str, Any]:
-    """The options among a call's ``arguments`` (its ``locals()``): every
-    name of :data:`uvnest.options.OPTIONS` is a keyword of ``pack`` and
-    ``Packer`` (a KeyError here at once if one were left out)."""
-    return {name: arguments[name] for name in OPTIONS}
-
-
-class Packer:
+class Packer(PackerSearch, FinalCheck):
     """Incremental packer: a first layout at once, then better ones on demand.
 
     ``Packer(uvs, faces, **options)`` finds the islands and computes the first
@@ -537,7 +248,7 @@ class Packer:
             self._cancel_key = cancel._add(lambda: (hook() or (lambda: None))())
             weakref.finalize(self, cancel._remove, self._cancel_key)
         #: the options, validated (see :class:`uvnest.PackOptions`)
-        self.options = PackOptions(**_option_arguments(locals()))
+        self.options = PackOptions(**option_arguments(locals()))
         self._opt = o = self.options.resolved()
         #: the input UVs (a copy: the caller's array is never touched)
         self._input = np.array(check_uvs(uvs), copy=True)
@@ -549,11 +260,11 @@ class Packer:
         #: the UVs in packing space (texel space, see ResolvedOptions.aspect)
         self._uvs = self._input * o.aspect if o.aspect != (1.0, 1.0) else self._input
         n_faces = int(sum(isl.faces.size for isl in self.islands))
-        self._locked = _locked_islands(locked, self.islands, n_faces)
+        self._locked = locked_islands(locked, self.islands, n_faces)
         #: the stacks of similar islands (``stack_similar``), each packed as one island
         self.stacks: List[Stack] = []
         #: what the engine packs: the islands, a stack of similar ones as one
-        self._units = [_in_texel_space(isl, o.aspect) for isl in self.islands] if o.aspect != (1.0, 1.0) \
+        self._units = [in_texel_space(isl, o.aspect) for isl in self.islands] if o.aspect != (1.0, 1.0) \
             else self.islands
         #: per island its unit and the alignment that puts it there (with stacks)
         self._unstack: Optional[Tuple[np.ndarray, List[IslandTransform]]] = None
@@ -562,7 +273,7 @@ class Packer:
             together = group_layout == "together" and groups is not None
             self._stack(faces, DEFAULT_STACK_TOLERANCE if self.options.stack_similar is True
                         else self.options.stack_similar,
-                        _island_groups(groups, self.islands, n_faces)[1] if together else None)
+                        island_groups(groups, self.islands, n_faces)[1] if together else None)
         self._island_of_face = island_faces_of(self.islands, n_faces)
         self._moving = np.flatnonzero(~self._locked)
         if self._moving.size == 0:
@@ -575,7 +286,7 @@ class Packer:
             self._prescale = self._prescale * mixed_scales(
                 [isl.outline for isl in moving], np.array([isl.area for isl in moving]), ratio,
                 (x1 - x0 - 2 * o.padding, y1 - y0 - 2 * o.padding), o.align or len(o.angles) > 1)
-        self._group_keys, self._group_of = _island_groups(groups, moving, n_faces)
+        self._group_keys, self._group_of = island_groups(groups, moving, n_faces)
         self._fixed_shapes = [self._locked_shape(i) for i in np.flatnonzero(self._locked)]
         #: area of the locked islands inside the target (they may reach out of it)
         self._locked_area = sum(clipped_area(rings, o.target) if self._units[i].area > 0 else 0.0
@@ -594,7 +305,7 @@ class Packer:
         for j, (k, isl) in enumerate(zip(self._prescale, moving)):
             if j % 4096 == 4095:
                 self._check_cancel()
-            rings, area = _packing_shape(isl, o.shape)
+            rings, area = packing_shape(isl, o.shape)
             self._shapes.append([r * k for r in rings])
             self._areas.append(area * k * k)
         self._areas = np.array(self._areas)
@@ -665,7 +376,7 @@ class Packer:
         def probe(clusters: List[Island], until: Optional[float]):
             core = self._new_core(box_engine, o.threads)
             for isl in clusters:
-                core.add_island(*_packing_shape(isl, o.shape))
+                core.add_island(*packing_shape(isl, o.shape))
             self._add_groups_and_locked(core, groups=False)
             ready = self._call(core, "start")
             if not ready:
@@ -680,7 +391,7 @@ class Packer:
 
         x0, y0, x1, y1 = o.target
         area = o.region.area if o.region is not None else (x1 - x0) * (y1 - y0)
-        found = build_clusters(moving, [_packing_shape(isl, o.shape)[0] for isl in moving], self._group_of,
+        found = build_clusters(moving, [packing_shape(isl, o.shape)[0] for isl in moving], self._group_of,
                                o.engine_margin, o.target, area, new_core, call, probe, deadline)
         locked = np.flatnonzero(self._locked)
         unit_of = np.empty(len(self._units), dtype=np.int64)
@@ -692,7 +403,7 @@ class Packer:
         # per island: its unit's motion into its cluster after its alignment
         # onto its unit (with stacks)
         before, alignment = self._unstack or (np.arange(len(self._units)), [IDENTITY] * len(self._units))
-        self._unstack = (unit_of[before], [_compose(motion[u], a) for u, a in zip(before, alignment)])
+        self._unstack = (unit_of[before], [compose_transforms(motion[u], a) for u, a in zip(before, alignment)])
         self._units = [self._units[i] for i in locked] + found.units
         self._locked = np.arange(len(self._units)) < locked.size
         self._moving = np.flatnonzero(~self._locked)
@@ -705,19 +416,6 @@ class Packer:
                            [IslandTransform(m.rotation, m.flipped, m.translation, 1.0) for m in found.motions])
         self._core = found.core
         return found.units
-
-    def _check_islands(self, cluster_transforms: List[IslandTransform]) -> None:
-        """The exact check of every moved island of a group layout at the
-        requested margin (``group_layout='together'``): each unit the
-        clusters were made of (an island, or a stack of similar ones) where
-        its cluster's transform (``cluster_transforms``, per unit) took it."""
-        o = self._opt
-        units, cluster_of, motions = self._clustered
-        placed = [[_apply(_compose(cluster_transforms[self._moving[c]], m), r) for r in isl.outline]
-                  for isl, c, m in zip(units, cluster_of, motions)]
-        x0, y0, x1, y1 = self._engine_target()
-        check_islands(placed, self._fixed_shapes, o.check_margin,
-                      (x0 + o.padding, y0 + o.padding, x1 - o.padding, y1 - o.padding))
 
     def _island_scales(self, moving: List[Island], faces, mesh_faces, positions) -> np.ndarray:
         """Per moving island the scale applied before packing (1, or the
@@ -732,7 +430,7 @@ class Packer:
 
     def _locked_shape(self, i: int) -> List[np.ndarray]:
         """A locked island's outline, relative to the first tile."""
-        rings, _ = _packing_shape(self._units[i], "concave")
+        rings, _ = packing_shape(self._units[i], "concave")
         if not self._opt.fixed:
             return rings
         ax, ay = self._opt.aspect
@@ -777,31 +475,6 @@ class Packer:
                 core.add_island(rings, area)
         self._add_groups_and_locked(core, groups=only is None)
         return core
-
-    def _stopped(self) -> bool:
-        """Whether the caller's :class:`Cancel` is set."""
-        return self._user_cancel is not None and self._user_cancel.is_set()
-
-    def _check_cancel(self) -> None:
-        """Raise :class:`Cancelled` when the caller's :class:`Cancel` is set."""
-        if self._stopped():
-            raise Cancelled("the packer was cancelled")
-
-    def _stop_running(self) -> None:
-        """Stop the C calls under way, and the packer's own (from any thread)."""
-        for core in [self._core, *self._running]:
-            if core is not None:
-                core.cancel()
-
-    def _call(self, core, method: str, *args) -> Any:
-        """``core.method(*args)``, reachable by cancels, deadlines and Ctrl-C."""
-        self._running.append(core)
-        try:
-            if self._stopped():
-                core.cancel()
-            return _in_c(lambda: getattr(core, method)(*args), core.cancel)
-        finally:
-            self._running.remove(core)
 
     def _start(self, deadline: Optional[float] = None) -> bool:
         """Go on with the exact first layout until it is ready (True) or
@@ -951,7 +624,7 @@ class Packer:
         if self._unstack is not None:   # per island: its unit's transform after its alignment
             unit_of, alignment = self._unstack
             unit_transforms = transforms
-            transforms = [_compose(transforms[u], m) for u, m in zip(unit_of, alignment)]
+            transforms = [compose_transforms(transforms[u], m) for u, m in zip(unit_of, alignment)]
             uvs = apply_transforms(self._input, self.islands, transforms, o.texture)
             self._check_output(uvs, angle, flip, scale, trans, bins)
             if self._together is not None:
@@ -960,61 +633,6 @@ class Packer:
         uvs = apply_transforms(self._input, self._units, transforms, o.texture)
         self._check_output(uvs, angle, flip, scale, trans, bins)
         return self._packed(uvs, transforms, island_tiles, scale, bins, kind)
-
-    def _check_output(self, uvs: np.ndarray, angle, flip, scale, trans, bins) -> None:
-        """The final check on what is returned, on top of the engine's exact
-        check of the placed shapes (margin and target): every output UV of
-        every moved island lies in its placed shape (which holds its faces,
-        needles and collapsed islands too) and in the target less the
-        padding, within ``FINAL_TOLERANCE`` of the target's size.  Raises
-        RuntimeError (an engine bug) rather than hand the layout out."""
-        o = self._opt
-        flat = self._flat_shapes()
-        ring_xy, ring_start, poly_ring, point_island, uv_index, uv_start = flat
-        n = len(self._moving)
-        k = scale / self._prescale
-        c, s, f = np.cos(angle), np.sin(angle), np.where(np.asarray(flip, bool), -1.0, 1.0)
-        x, y = ring_xy[:, 0] * f[point_island], ring_xy[:, 1]
-        placed = np.column_stack([k[point_island] * (c[point_island] * x - s[point_island] * y) + trans[point_island, 0],
-                                  k[point_island] * (s[point_island] * x + c[point_island] * y) + trans[point_island, 1]])
-        pts = uvs[uv_index] * np.array(o.aspect)
-        x0, y0, x1, y1 = self._engine_target()
-        tol = FINAL_TOLERANCE * max(x1 - x0, y1 - y0)
-        bad = _core.validate_holds(placed, ring_start, poly_ring, n, pts, uv_start, tol)
-        if bad < 0 and pts.size:
-            # every UV in the target (less the padding), in its own tile
-            origin = np.zeros((n, 2))
-            if o.fixed:
-                tiles = np.array(o.tiles, dtype=np.int64)[np.asarray(bins, dtype=np.int64)]
-                origin = np.array([_tiles.udim_origin(t) for t in tiles], dtype=np.float64).reshape(-1, 2) * o.aspect
-            nonempty = np.flatnonzero(np.diff(uv_start) > 0)
-            lo = np.minimum.reduceat(pts, uv_start[nonempty], axis=0) - origin[nonempty]
-            hi = np.maximum.reduceat(pts, uv_start[nonempty], axis=0) - origin[nonempty]
-            out = ((lo < np.array([x0, y0]) + o.padding - tol) | (hi > np.array([x1, y1]) - o.padding + tol)).any(axis=1)
-            if out.any():
-                bad = int(nonempty[np.flatnonzero(out)[0]])
-        if bad >= 0:
-            raise RuntimeError(f"internal error: the layout failed the final check of its output (island "
-                               f"{int(self._moving[bad])}); please report this input")
-
-    def _flat_shapes(self):
-        """The moving islands' shapes and output UV indices as flat arrays
-        for ``_check_output`` (built once): ring points, ring and polygon
-        offsets, per point its moving island; UV indices and their offsets."""
-        if self._flat is None:
-            # one pass over 100,000 islands takes a tenth of a second: no more
-            rings = [r for shape in self._shapes for r in shape]
-            ring_len = np.fromiter(map(len, rings), dtype=np.int64, count=len(rings))
-            ring_start = np.concatenate(([0], np.cumsum(ring_len))).astype(np.int32)
-            poly_ring = np.concatenate(([0], np.cumsum(np.fromiter(map(len, self._shapes), dtype=np.int64,
-                                                                     count=len(self._shapes))))).astype(np.int32)
-            point_island = np.repeat(np.arange(len(self._shapes)), np.diff(ring_start[poly_ring]))
-            uv_lists = [self._units[i].uv_indices for i in self._moving]
-            uv_len = np.fromiter((u.size for u in uv_lists), dtype=np.int64, count=len(uv_lists))
-            uv_start = np.concatenate(([0], np.cumsum(uv_len))).astype(np.int32)
-            self._flat = (np.concatenate(rings), ring_start, poly_ring, point_island,
-                          np.concatenate(uv_lists).astype(np.int64), uv_start)
-        return self._flat
 
     def _packed(self, uvs, transforms, island_tiles, scale, bins, kind: str) -> PackResult:
         o = self._opt
@@ -1043,201 +661,6 @@ class Packer:
                  for rings, s, k in zip(self._shapes, scale, self._prescale)]
         return _tiles.tile_lower_bound(areas, o.margin, o.padding,
                                        (o.target[2] - o.target[0], o.target[3] - o.target[1]))
-
-    def _check_layout(self, angle, flip, scale, trans, bins) -> None:
-        """Exact check of a layout made outside the engine (snapped, or
-        power-of-two) at the requested margin (and, with block_align, the
-        block diagonal), tile by tile."""
-        o = self._opt
-        x0, y0, x1, y1 = self._engine_target()
-        box = (x0 + o.padding, y0 + o.padding, x1 - o.padding, y1 - o.padding)
-        bins = np.asarray(bins)
-        for b in np.unique(bins):
-            members = np.flatnonzero(bins == b)
-            polys = []
-            for j in members:
-                t = IslandTransform(float(angle[j]), bool(flip[j]), (float(trans[j, 0]), float(trans[j, 1])),
-                                    float(scale[j] / self._prescale[j]))
-                polys.append([_apply(t, r) for r in self._shapes[j]])
-            fixed = self._fixed_shapes if b == 0 else []
-            bad_a, bad_b = _core.validate(polys + fixed, len(fixed), o.check_margin, box)
-            if bad_a >= 0:
-                raise RuntimeError(f"internal error: a snapped layout failed its check (islands {bad_a} and {bad_b} "
-                                   "of a tile); please report this input")
-
-    @property
-    def best(self) -> PackResult:
-        """The best layout found so far (validated)."""
-        assert self._best is not None
-        return self._best
-
-    @property
-    def exact(self) -> bool:
-        """Whether the exact first layout exists (False while ``best`` is
-        the box or convex layout a time limit left; ``step()`` builds it).
-        ``best`` stays that layout while it beats the engine's layouts."""
-        return self._exact
-
-    def _offer(self, result: PackResult) -> bool:
-        """Make ``result`` the best layout: always over a layout of the
-        packer's engine (the engine judged it better), over the box or
-        convex layout when it beats it; True when it did."""
-        old = self._best
-        if old is not None and old.kind != "exact":
-            if self._opt.fixed:
-                if (result.tile_count, -result.tile_fill) >= (old.tile_count, -old.tile_fill):
-                    return False
-            elif result.coverage <= old.coverage:
-                return False
-        self._best = result
-        return True
-
-    @property
-    def stats(self) -> dict:
-        """Engine counters: moves (of each thread's search), layouts,
-        rejected layouts (always 0 unless there is a bug), coverage, cache
-        use (all threads), tiles used; and the threads' own: ``chains``,
-        ``moves_all`` (every thread's moves), ``rounds`` (migrations of the
-        best layout), ``chain_seconds`` (time in moves, summed over the
-        threads), ``wall_seconds`` (of the parallel sections) and
-        ``serial_seconds`` (of the migrations)."""
-        if self._core is None:   # the power-of-two layout is final
-            return {"moves": 0, "layouts": 1, "rejected": 0, "bins": int(np.unique(self._pow2[1]).size)}
-        return self._core.stats()
-
-    # ------------------------------------------------------------ search
-
-    def step(self, seconds: Optional[float] = 0.1, iterations: Optional[int] = None) -> bool:
-        """Search for up to ``seconds`` (wall time) and/or ``iterations``
-        annealing moves; returns True when the best layout improved.
-        Without the exact first layout (see ``exact``), it first goes on
-        with that, within the same time."""
-        seconds = _seconds(seconds, "seconds")
-        if iterations is not None:
-            iterations = _whole(iterations, "iterations", 0)
-        if seconds is None and iterations is None:
-            raise requirement("step", "seconds or iterations")
-        return self._step(seconds, iterations, hard=True)
-
-    def _step(self, seconds: Optional[float], iterations: Optional[int], hard: bool) -> bool:
-        """``step()``; ``hard``: cancel the move under way at the deadline
-        (else only stop between moves: the moves made then depend on the
-        iterations alone, not on timing)."""
-        if self.final:
-            return False
-        with self._lock:
-            # a cancel() that came while nothing ran is over: this call runs
-            self._core.reset_cancel()
-            if self._stopped():
-                return False
-            deadline = None if seconds is None else time.perf_counter() + seconds
-            # when the moves alone decide (a move budget, no deadline cutting
-            # a move short) every thread's search makes every move; else
-            # no thread waits for another
-            lockstep = iterations is not None and not (hard and deadline is not None)
-            with self._stop_at(deadline if hard else None):
-                return self._search(deadline, iterations, lockstep)
-
-    def _search(self, deadline: Optional[float], left: Optional[int], lockstep: bool) -> bool:
-        """The body of ``step()``, with the deadline armed."""
-        improved = False
-        if not self._exact:
-            if not self._start():
-                return False
-            self._exact = True
-            improved = self._offer(self._result())
-        while True:
-            if left is not None and left <= 0:
-                break
-            if deadline is not None and time.perf_counter() >= deadline:
-                break
-            n = self._chunk if left is None else min(self._chunk, left)
-            t0 = time.perf_counter()
-            better, cancelled = self._call(self._core, "run", n, lockstep)
-            spent = time.perf_counter() - t0
-            if left is not None:
-                left -= n
-            if better:
-                improved = self._offer(self._result()) or improved
-            if cancelled:
-                self._core.reset_cancel()
-                break
-            # aim for chunks of about 20 ms, so time limits and cancel
-            # are honoured promptly
-            if spent < 0.01:
-                self._chunk = min(self._chunk * 2, 1 << 20)
-            elif spent > 0.04 and self._chunk > 1:
-                self._chunk //= 2
-        return improved
-
-    @contextlib.contextmanager
-    def _stop_at(self, deadline: Optional[float], core=None) -> Iterator[None]:
-        """While active, cancel the running search (or first layout) at
-        ``deadline`` (``time.perf_counter()`` seconds), in the middle of a
-        move if need be: a move is a whole decode, which at thousands of
-        islands takes seconds, and a time limit is a promise.  ``step()``
-        keeps the best layout and searches again on its next call."""
-        core = core or self._core
-        if deadline is None or core is None:
-            yield
-            return
-        with self._deadline_lock:
-            generation = self._deadline_generation
-
-        def fire() -> None:
-            with self._deadline_lock:
-                if generation == self._deadline_generation:
-                    core.cancel()
-
-        timer = threading.Timer(max(0.0, deadline - time.perf_counter()), fire)
-        timer.daemon = True
-        timer.start()
-        try:
-            yield
-        finally:
-            with self._deadline_lock:
-                self._deadline_generation += 1
-            timer.cancel()
-
-    def improvements(self, time_limit: Optional[float] = None,
-                     iterations: Optional[int] = None) -> Iterator[PackResult]:
-        """Yield the current best layout, then each strictly better one,
-        until ``time_limit`` seconds or ``iterations`` moves (both None:
-        until cancelled).  Without the exact first layout the search first
-        builds it (see ``step``)."""
-        time_limit = _seconds(time_limit, "time_limit")
-        if iterations is not None:
-            iterations = _whole(iterations, "iterations", 0)
-        # reset before the first yield: a cancel() after it must hold
-        self._cancelled = False
-        return self._improvements(time_limit, iterations)
-
-    def _improvements(self, time_limit: Optional[float], iterations: Optional[int]) -> Iterator[PackResult]:
-        yield self.best
-        deadline = None if time_limit is None else time.perf_counter() + time_limit
-        done = 0
-        while not self._cancelled and not self._stopped():
-            if deadline is not None and time.perf_counter() >= deadline:
-                return
-            if iterations is not None and done >= iterations:
-                return
-            before = self.stats["moves"]
-            budget = None if deadline is None else max(0.0, min(0.05, deadline - time.perf_counter()))
-            n = None if iterations is None else iterations - done
-            with self._stop_at(deadline):
-                better = self._step(budget if budget is not None else 0.05, n, hard=deadline is not None)
-            if better:
-                yield self.best
-            done += self.stats["moves"] - before
-            if self.final:
-                return
-
-    def cancel(self) -> None:
-        """Stop a running ``step()`` or ``improvements()`` promptly (safe from
-        any thread); a later call searches again."""
-        self._cancelled = True
-        self._stop_running()
-
 
 def pack(uvs, faces: FacesLike, *, time_limit: Optional[float] = DEFAULT_TIME_LIMIT,
          iterations: Optional[int] = None, margin: float = _D.margin, margin_px: Optional[float] = _D.margin_px,
@@ -1271,7 +694,7 @@ def pack(uvs, faces: FacesLike, *, time_limit: Optional[float] = DEFAULT_TIME_LI
             each one's default, range and meaning is declared once in
             :class:`uvnest.PackOptions` (``uvnest.options.OPTIONS``).
     """
-    options = _option_arguments(locals())
+    options = option_arguments(locals())
     time_limit = _seconds(time_limit, "time_limit")
     if iterations is not None:
         iterations = _whole(iterations, "iterations", 0)
