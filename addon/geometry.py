@@ -18,6 +18,7 @@ segment and back (``[[x0, y0], [x1, y1]]``) or as a single point.
 """
 from __future__ import annotations
 
+import math
 from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -31,7 +32,7 @@ Rings = List[np.ndarray]
 Region = List[np.ndarray]
 
 __all__ = ["outline", "simplify", "convex_hull", "nfp", "ifp", "cfr", "cfr_from_nfps", "point_at", "overlaps",
-           "Workspace"]
+           "Workspace", "box_angle", "turned"]
 
 Workspace = _core.Workspace  # reusable scratch memory (its docstring: csrc/binding.c)
 
@@ -147,3 +148,30 @@ def overlaps(a: Sequence, b: Sequence, margin: float = 0.0) -> Tuple[bool, float
     call; distances are compared with a tolerance of two grid steps.
     """
     return _core.overlaps(a, b, number(margin, "margin"))
+
+
+def box_angle(points: np.ndarray, pose: str = "stand") -> float:
+    """The turn (radians, counter-clockwise) that gives ``points`` their
+    smallest bounding box, then stands it up (``'stand'``: at least as tall
+    as wide) or lays it down (``'lie'``), as Blender's pack pre-rotates an
+    island (``uv_pack.cc``, ``calculate_pre_rotation_``)."""
+    hull = convex_hull([np.asarray(points, np.float64)])[0]
+    edges = np.roll(hull, -1, axis=0) - hull
+    theta = np.arctan2(edges[:, 1], edges[:, 0])
+    c, s = np.cos(theta), np.sin(theta)
+    x = hull[:, 0][None, :] * c[:, None] + hull[:, 1][None, :] * s[:, None]   # turned by -theta
+    y = -hull[:, 0][None, :] * s[:, None] + hull[:, 1][None, :] * c[:, None]
+    w, h = np.ptp(x, axis=1), np.ptp(y, axis=1)
+    k = int(np.argmin(w * h))
+    angle = -float(theta[k])
+    if (pose == "stand" and w[k] > h[k]) or (pose == "lie" and h[k] > w[k]):
+        angle += math.pi / 2
+    return math.remainder(angle, 2 * math.pi)
+
+
+def turned(uvs: np.ndarray, angle: float) -> np.ndarray:
+    """``uvs`` turned by ``angle`` about the centre of their bounding box."""
+    centre = (uvs.min(axis=0) + uvs.max(axis=0)) / 2
+    c, s = math.cos(angle), math.sin(angle)
+    d = uvs - centre
+    return np.column_stack([d[:, 0] * c - d[:, 1] * s, d[:, 0] * s + d[:, 1] * c]) + centre

@@ -32,26 +32,35 @@ around; or their orientation, their size, or both).  With ``obstacles``,
 the unselected faces shown in the UV editor stay where they are and the
 packed islands keep the margin from them.  :class:`PackSettings` follows
 Blender's Pack Islands options (``uv.pack_islands`` in Blender 5.0).
+
+The settings, limits and reports live in :mod:`uvnest.live_settings`, the
+loop arrays in :mod:`uvnest.mesh_loops`, the UDIM tile helpers in
+:mod:`uvnest.tiles`; they are importable from here too.
 """
 from __future__ import annotations
 
 import math
 import threading
 import time
-from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from .geometry import convex_hull
 from . import _core
+from .cancel import Cancel, Cancelled
+from .errors import REQUIRES, InputError
+from .geometry import box_angle, turned
 from .islands import Island, find_islands, ring_areas
-from .errors import REQUIRES, InputError, whole
-from .options import AXIS_ROTATIONS, BLENDER_DEFAULTS, OPTIONS, ROTATIONS, PackOptions
-from .packing import Cancel, Cancelled, Packer, PackResult
-from .tiles import inflated_area
+from .live_settings import (KEEP_TOGETHER, MARGIN_METHODS, PIN_METHODS, ROTATION_MODES, SHARED_OPTIONS, TARGET_MODES,
+                            Layout, Limits, PackError, PackSettings, Progress)
+from .mesh_loops import MeshLoops, check_mesh, chosen_loops, obstacle_loops, packer_faces
+from .options import AXIS_ROTATIONS
+from .packing import Packer
+from .results import PackResult
+from .tiles import closest_udim_tile, inflated_area, udim_tile_at, udim_tile_rect
 
 __all__ = [
+    "KEEP_TOGETHER",
     "Layout",
     "Limits",
     "LiveSession",
@@ -62,6 +71,7 @@ __all__ = [
     "MARGIN_METHODS",
     "PIN_METHODS",
     "ROTATION_MODES",
+    "SHARED_OPTIONS",
     "TARGET_MODES",
     "box_angle",
     "closest_udim_tile",
@@ -69,25 +79,6 @@ __all__ = [
     "udim_tile_rect",
 ]
 
-#: Where the islands go (Blender's ``udim_source``): the UDIM tile closest to
-#: the selection, the active UDIM tile, the selection's original bounding
-#: box, a custom region; and uvnest's UDIM tiles at the current density.
-TARGET_MODES = ("CLOSEST_UDIM", "ACTIVE_UDIM", "ORIGINAL_AABB", "CUSTOM_REGION", "UDIM_TILES", "REGION")
-#: What each group of islands kept together is (``group_layout='together'``):
-#: nothing (no groups), each mesh, each material.
-KEEP_TOGETHER = ("NONE", "OBJECT", "MATERIAL")
-#: How the margin is given: Blender's ``margin_method`` items, and pixels.
-MARGIN_METHODS = ("SCALED", "ADD", "FRACTION", "PIXELS")
-#: Which rotations the islands may take: none, quarter turns, any (by
-#: ``rotation_step``), and Blender's axis-aligned methods (each island turned
-#: to its smallest bounding box, then quarter turns; or lying; or standing).
-ROTATION_MODES = ROTATIONS + tuple(AXIS_ROTATIONS)
-#: The settings that are options of :class:`uvnest.PackOptions` too, with
-#: its checks and (but for :data:`uvnest.options.BLENDER_DEFAULTS`) its defaults.
-SHARED_OPTIONS = ("margin", "margin_px", "padding", "rotation_step", "flip", "shape", "merge_overlapping",
-                  "stack_similar", "max_scale_ratio", "seed", "threads")
-#: What pinned islands keep (Blender's ``pin_method``).
-PIN_METHODS = ("LOCKED", "SCALE", "ROTATION", "ROTATION_SCALE")
 #: Longest single search step of the worker, in seconds: it bounds how late
 #: a limit is noticed (a keep or a cancel stops a step at once).
 STEP_SECONDS = 0.05
@@ -102,376 +93,6 @@ FIRST_LAYOUT_SECONDS = 0.2
 TOGETHER_FIRST_SECONDS = 2.0
 #: Key help shown while the modal operator runs.
 KEYS_TEXT = "Enter/Space/Click: keep   Esc/Right-click: cancel"
-
-
-#: The options' defaults (:class:`uvnest.PackOptions`).
-_D = PackOptions()
-
-
-class PackError(Exception):
-    """A problem the user can fix (no selection, no UVs, no room); the
-    message is meant for Blender's status bar."""
-
-
-# ----------------------------------------------------------------- inputs
-
-
-@dataclass
-class MeshLoops:
-    """One mesh's loops, as the add-on reads them from Blender.
-
-    Attributes:
-        uvs: ``(L, 2)`` float32 UV per loop, or None when the mesh has no UV
-            map (such a mesh is skipped).
-        loop_start: ``(F,)`` first loop of each face.
-        loop_total: ``(F,)`` number of loops of each face.
-        loop_vert: ``(L,)`` mesh vertex index of each loop.
-        selected: ``(F,)`` bool, face selected for packing (already
-            following UV sync selection).
-        hidden: ``(F,)`` bool, face hidden (never packed, even if selected).
-        pinned: ``(F,)`` bool, face has a pinned UV.
-        name: the object's name, for messages.
-        material: ``(F,)`` per face its material's name ("" without one),
-            or None, for :attr:`PackSettings.keep_together` ``'MATERIAL'``.
-        shown: ``(F,)`` bool, face shown in the UV editor (with UV sync
-            selection off, the faces selected in the mesh), or None: every
-            face that is not hidden.  Shown faces that are not selected are
-            the obstacles of :attr:`PackSettings.obstacles`.
-    """
-
-    uvs: Optional[np.ndarray]
-    loop_start: np.ndarray
-    loop_total: np.ndarray
-    loop_vert: np.ndarray
-    selected: np.ndarray
-    hidden: np.ndarray
-    pinned: np.ndarray
-    name: str = ""
-    shown: Optional[np.ndarray] = None
-    material: Optional[np.ndarray] = None
-
-
-@dataclass(frozen=True)
-class PackSettings:
-    """Packing options, with Blender's names and meanings where they overlap
-    (``uv.pack_islands``: ``margin_method``, ``margin``, ``rotate_method``,
-    ``scale``, ``pin_method``, ``udim_source``).
-
-    Attributes:
-        margin: Blender's margin, read by ``margin_method``: ``'FRACTION'``
-            keeps ``margin`` UV units around each island (islands end
-            ``2 * margin`` apart); ``'ADD'`` keeps ``margin`` in the
-            islands' own units, scaled with them; ``'SCALED'`` keeps
-            ``margin * 0.1 * sum(sqrt(w * h))`` over the islands' bounding
-            boxes (``w * h`` after an island turns to its smallest box when
-            it may rotate freely), scaled with them.  Blender keeps the same
-            band between the islands and the target's border.
-        margin_method: one of :data:`MARGIN_METHODS`; ``'PIXELS'``: the gap
-            between islands is ``margin_px`` texture pixels.
-        margin_px: gap in texture pixels (``'PIXELS'``), with
-            ``texture_size`` pixels per UV unit.
-        texture_size: texture side in pixels, for ``margin_px``.
-        padding: smallest distance in UV units between the islands and the
-            target's border, on top of Blender's band.
-        rotation: one of :data:`ROTATION_MODES`.
-        rotation_step: degrees between tried angles with ``'any'``.
-        flip: allow mirrored islands.
-        shape: ``'concave'``, ``'convex'`` or ``'box'``.
-        scale: scale the islands to fill the target (False: they keep their
-            size; when they do not fit, they continue in copies of the
-            target to its right, in rows of 10, as UDIM tiles do).
-        merge_overlapping: overlapping islands move together.
-        stack_similar: islands of one shape (turned, or mirrored with
-            ``flip``) pack stacked on each other (``Packer``'s option).
-        max_scale_ratio: island scales may differ by up to this ratio
-            (``Packer``'s option; with ``scale`` only).
-        lock_pinned: islands with a pinned UV keep what ``pin_method`` says.
-        pin_method: one of :data:`PIN_METHODS`: ``'LOCKED'`` pinned islands
-            stay put as obstacles; ``'ROTATION'`` they keep their
-            orientation; ``'SCALE'`` their size; ``'ROTATION_SCALE'`` both.
-        obstacles: the unselected faces shown in the UV editor (see
-            :attr:`MeshLoops.shown`) stay put, and the packed islands keep
-            the margin from them.
-        target: one of :data:`TARGET_MODES`; ``'UDIM_TILES'`` keeps the
-            islands' size and fills as few UDIM tiles as possible (the
-            image's tiles in order when given, else 1001, 1002, ... in rows
-            of 10).
-        custom_region: ``(x0, y0, x1, y1)`` for ``'CUSTOM_REGION'``.
-        region: the rings of a polygon target for ``'REGION'`` (outer
-            rings counter-clockwise, holes clockwise, in UV space; see
-            :mod:`uvnest.region`; needs ``scale``).
-        keep_together: one of :data:`KEEP_TOGETHER`: the islands of each
-            mesh (``'OBJECT'``) or of each material (``'MATERIAL'``) pack
-            in a compact region of their own (``Packer``'s
-            ``group_layout='together'``; needs ``scale``), or with
-            ``'UDIM_TILES'`` in one tile whenever it fits.
-        active_tile: UDIM tile number for ``'ACTIVE_UDIM'``.
-        udim_tiles: the image's UDIM tiles; ``'CLOSEST_UDIM'`` picks among
-            them and the grid's (see :func:`closest_udim_tile`) and
-            ``'UDIM_TILES'`` fills them, when given.
-        udim_grid: ``(columns, rows)`` of the UV editor's tile grid (None:
-            no UV editor, where Blender's Closest UDIM is tile 1001).
-        seed: random seed of the search.
-        threads: cores the search runs on (None: every core); the session
-            shows the best layout of all of them.
-        aspect: the image's width and height over the larger one: the
-            islands are packed where texels are square, as Blender corrects
-            the aspect, so turning an island does not stretch its texels
-            (margins and padding are then in units of the longer side;
-            ignored by ``'UDIM_TILES'``).
-    """
-
-    margin: float = _D.margin
-    margin_method: str = "SCALED"
-    margin_px: Optional[float] = _D.margin_px
-    texture_size: Optional[int] = _D.texture_size
-    padding: float = _D.padding
-    rotation: str = _D.rotation
-    rotation_step: float = _D.rotation_step
-    flip: bool = _D.flip
-    shape: str = _D.shape
-    scale: bool = True
-    merge_overlapping: bool = BLENDER_DEFAULTS["merge_overlapping"]
-    stack_similar: bool = _D.stack_similar
-    max_scale_ratio: float = _D.max_scale_ratio
-    lock_pinned: bool = False
-    pin_method: str = "LOCKED"
-    obstacles: bool = True
-    target: str = "CLOSEST_UDIM"
-    custom_region: Tuple[float, float, float, float] = (0.0, 0.0, 1.0, 1.0)
-    region: Tuple[np.ndarray, ...] = ()
-    keep_together: str = "NONE"
-    active_tile: int = 1001
-    udim_tiles: Tuple[int, ...] = ()
-    udim_grid: Optional[Tuple[int, int]] = None
-    seed: int = _D.seed
-    threads: Optional[int] = _D.threads
-    aspect: Tuple[float, float] = (1.0, 1.0)
-
-    def __post_init__(self) -> None:
-        """Check every setting: those shared with :class:`uvnest.PackOptions`
-        by its checks (an ``InputError`` naming the setting)."""
-        for name, value, allowed in (("target", self.target, TARGET_MODES),
-                                     ("margin_method", self.margin_method, MARGIN_METHODS),
-                                     ("rotation", self.rotation, ROTATION_MODES),
-                                     ("pin_method", self.pin_method, PIN_METHODS),
-                                     ("keep_together", self.keep_together, KEEP_TOGETHER)):
-            if value not in allowed:
-                raise InputError(f"{name} must be one of {allowed}, got {value!r}", name)
-        for name in SHARED_OPTIONS:
-            object.__setattr__(self, name, OPTIONS[name].check(getattr(self, name)))
-        if self.texture_size is not None:
-            object.__setattr__(self, "texture_size", whole(self.texture_size, "texture_size", 1))
-        if self.margin_method == "PIXELS" and not (self.margin_px is not None and self.texture_size):
-            raise InputError("margin_method 'PIXELS' needs margin_px and texture_size", "margin_method", REQUIRES,
-                             "margin_px")
-        if not (len(self.aspect) == 2 and all(0 < v <= 1 for v in self.aspect) and max(self.aspect) == 1):
-            raise InputError(f"aspect must be the image's width and height over the larger, got {self.aspect!r}",
-                             "aspect")
-
-
-@dataclass(frozen=True)
-class Limits:
-    """When the search ends by itself; 0 switches a limit off.
-
-    Attributes:
-        time_limit: seconds since :meth:`LiveSession.start` (or ``run``).
-        iterations: annealing moves.
-        stall: seconds without a better layout.
-    """
-
-    time_limit: float = 0.0
-    iterations: int = 0
-    stall: float = 0.0
-
-    @property
-    def bounded(self) -> bool:
-        """True when at least one limit is set, so the search ends by itself."""
-        return self.time_limit > 0 or self.iterations > 0 or self.stall > 0
-
-
-# ---------------------------------------------------------------- outputs
-
-
-@dataclass(frozen=True)
-class Layout:
-    """A packed layout for the moving loops.
-
-    Attributes:
-        loop_uvs: per mesh, ``(M, 2)`` float32 UVs for the loops listed in
-            :attr:`LiveSession.moving_loops` (same order).  Loops of locked
-            islands keep their original values, bit for bit.
-        coverage: share of the target covered by islands.
-        scale: common scale of the moved islands.
-        iterations: annealing moves made when this layout was found.
-        elapsed: seconds since the session started when it was found.
-        number: 0 for the first layout, then 1, 2, ... for each better one.
-        islands: number of islands (groups of overlapping islands count
-            once when ``merge_overlapping``), locked ones included.
-        kind: ``'exact'``, or ``'box'`` / ``'convex'`` for the layouts shown while the
-            exact first layout takes longer than :data:`FIRST_LAYOUT_SECONDS`
-            (or the time limit).
-    """
-
-    loop_uvs: Tuple[np.ndarray, ...]
-    coverage: float
-    scale: float
-    iterations: int
-    elapsed: float
-    number: int
-    islands: int
-    kind: str = "exact"
-
-
-@dataclass(frozen=True)
-class Progress:
-    """A snapshot of a running session, safe to read from any thread.
-
-    Attributes:
-        state: ``'ready'``, ``'running'``, ``'finished'`` (a limit was
-            reached), ``'failed'``, ``'kept'`` or ``'cancelled'``.
-        elapsed: seconds since the start.
-        iterations: annealing moves so far.
-        layouts: layouts found so far (the first one included).
-        coverage: coverage of the best layout (0 before the first).
-        scale: scale of the best layout (0 before the first).
-        reason: why the search ended (empty while it runs).
-    """
-
-    state: str
-    elapsed: float
-    iterations: int
-    layouts: int
-    coverage: float
-    scale: float
-    reason: str
-
-
-# ------------------------------------------------------------ UDIM tiles
-
-
-def udim_tile_rect(number: int) -> Tuple[float, float, float, float]:
-    """The ``(x0, y0, x1, y1)`` rectangle of UDIM tile ``number`` (1001-2000)."""
-    if not 1001 <= number <= 2000:
-        raise InputError(f"UDIM tile numbers run from 1001 to 2000, got {number}", "number")
-    k = number - 1001
-    u, v = k % 10, k // 10
-    return (float(u), float(v), float(u + 1), float(v + 1))
-
-
-def udim_tile_at(u: float, v: float, grid: Optional[Tuple[int, int]] = None) -> int:
-    """The UDIM tile holding UV point ``(u, v)``, clamped to ``grid``
-    (``(columns, rows)``; None: 10 columns and 100 rows)."""
-    cols, rows = (10, 100) if grid is None else (max(1, min(int(grid[0]), 10)), max(1, min(int(grid[1]), 100)))
-    iu = min(max(math.floor(u), 0), cols - 1)
-    iv = min(max(math.floor(v), 0), rows - 1)
-    return 1001 + iu + 10 * iv
-
-
-def closest_udim_tile(point: Tuple[float, float], tiles: Sequence[int] = (),
-                      grid: Optional[Tuple[int, int]] = None) -> int:
-    """The UDIM tile Blender's Pack to Closest UDIM picks for a selection
-    centred on ``point`` (``uvedit_pack_islands_multi``): without a UV
-    editor (``grid`` None) tile 1001; the grid tile holding the point when
-    it lies inside the UV editor's tile grid (``(columns, rows)``), or the
-    image's tile holding it (``tiles``); else whichever is nearer by its
-    centre: the nearest image tile, or the grid tile the point is clamped
-    to (the grid's wins a tie)."""
-    if grid is None:
-        return 1001
-    u, v = float(point[0]), float(point[1])
-    cols, rows = max(1, min(int(grid[0]), 10)), max(1, min(int(grid[1]), 100))
-    if 0 < u < cols and 0 < v < rows:
-        return udim_tile_at(u, v, grid)
-    iu, iv = math.floor(u), math.floor(v)
-    if 0 <= iu < 10 and 0 <= iv < 100 and 1001 + iu + 10 * iv in tiles:
-        return 1001 + iu + 10 * iv
-    on_grid = udim_tile_at(u, v, grid)
-
-    def distance(number: int) -> float:
-        x0, y0, _, _ = udim_tile_rect(number)
-        return (x0 + 0.5 - u) ** 2 + (y0 + 0.5 - v) ** 2
-
-    nearest = min(sorted(tiles), key=distance) if tiles else on_grid
-    return nearest if distance(nearest) < distance(on_grid) else on_grid
-
-
-# ---------------------------------------------------------------- session
-
-
-def _check_mesh(k: int, m: MeshLoops) -> None:
-    """Raise ``InputError`` (a ``ValueError``) when the arrays of mesh ``k`` do not agree."""
-    n_faces = len(m.loop_start)
-    for name in ("loop_total", "selected", "hidden", "pinned") + (("shown",) if m.shown is not None else ()):
-        if len(getattr(m, name)) != n_faces:
-            raise InputError(f"mesh {k}: {name} has {len(getattr(m, name))} entries for {n_faces} faces", "meshes")
-    if m.uvs is not None and (m.uvs.ndim != 2 or m.uvs.shape[1] != 2 or len(m.uvs) != len(m.loop_vert)):
-        raise InputError(f"mesh {k}: uvs must be (L, 2) with one row per loop, got {m.uvs.shape}", "meshes")
-
-
-def _face_loops(m: MeshLoops, mask: np.ndarray) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The faces of ``mask``, their loop counts, and their loops in face order."""
-    chosen = np.flatnonzero(mask)
-    start = np.asarray(m.loop_start, np.int64)[chosen]
-    total = np.asarray(m.loop_total, np.int64)[chosen]
-    first = np.cumsum(total) - total  # where each face's loops begin in the result
-    loops = np.repeat(start - first, total) + np.arange(int(total.sum()), dtype=np.int64)
-    return chosen, total, loops
-
-
-def _chosen_loops(m: MeshLoops) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The faces to pack (selected and visible), their loop counts, and
-    their loops in face order."""
-    return _face_loops(m, np.asarray(m.selected, bool) & ~np.asarray(m.hidden, bool))
-
-
-def _obstacle_loops(m: MeshLoops) -> Tuple[np.ndarray, np.ndarray]:
-    """The obstacle faces (shown, not selected, not hidden, finite UVs):
-    their loop counts and their loops in face order."""
-    hidden = np.asarray(m.hidden, bool)
-    shown = ~hidden if m.shown is None else np.asarray(m.shown, bool) & ~hidden
-    _, total, loops = _face_loops(m, shown & ~np.asarray(m.selected, bool))
-    if not total.size:
-        return total, loops
-    finite = np.isfinite(np.asarray(m.uvs)[loops]).all(axis=1)
-    good = np.logical_and.reduceat(finite, np.cumsum(total) - total)
-    return total[good], loops[np.repeat(good, total)]
-
-
-def box_angle(points: np.ndarray, pose: str = "stand") -> float:
-    """The turn (radians, counter-clockwise) that gives ``points`` their
-    smallest bounding box, then stands it up (``'stand'``: at least as tall
-    as wide) or lays it down (``'lie'``), as Blender's pack pre-rotates an
-    island (``uv_pack.cc``, ``calculate_pre_rotation_``)."""
-    hull = convex_hull([np.asarray(points, np.float64)])[0]
-    edges = np.roll(hull, -1, axis=0) - hull
-    theta = np.arctan2(edges[:, 1], edges[:, 0])
-    c, s = np.cos(theta), np.sin(theta)
-    x = hull[:, 0][None, :] * c[:, None] + hull[:, 1][None, :] * s[:, None]   # turned by -theta
-    y = -hull[:, 0][None, :] * s[:, None] + hull[:, 1][None, :] * c[:, None]
-    w, h = np.ptp(x, axis=1), np.ptp(y, axis=1)
-    k = int(np.argmin(w * h))
-    angle = -float(theta[k])
-    if (pose == "stand" and w[k] > h[k]) or (pose == "lie" and h[k] > w[k]):
-        angle += math.pi / 2
-    return math.remainder(angle, 2 * math.pi)
-
-
-def _turned(uvs: np.ndarray, angle: float) -> np.ndarray:
-    """``uvs`` turned by ``angle`` about the centre of their bounding box."""
-    centre = (uvs.min(axis=0) + uvs.max(axis=0)) / 2
-    c, s = math.cos(angle), math.sin(angle)
-    d = uvs - centre
-    return np.column_stack([d[:, 0] * c - d[:, 1] * s, d[:, 0] * s + d[:, 1] * c]) + centre
-
-
-def _faces_arg(faces: List[np.ndarray], verts: np.ndarray):
-    """Faces and mesh faces as the packer takes them: ``(F, k)`` arrays when
-    every face has ``k`` corners, else lists."""
-    if len({len(f) for f in faces}) == 1:
-        arr = np.stack(faces)
-        return arr, verts[arr]
-    return faces, [verts[f] for f in faces]
 
 
 class LiveSession:
@@ -495,7 +116,7 @@ class LiveSession:
         self.settings = settings
         self.limits = limits
         for k, m in enumerate(meshes):
-            _check_mesh(k, m)
+            check_mesh(k, m)
         with_uvs = [m for m in meshes if m.uvs is not None and len(m.loop_start)]
         if not with_uvs:
             raise PackError("No UV map to pack: the meshes in edit mode have no UVs")
@@ -516,7 +137,7 @@ class LiveSession:
                 moving.append(np.zeros(0, dtype=np.int64))
                 originals.append(np.zeros((0, 2), dtype=np.float32))
                 continue
-            chosen, total, loops = _chosen_loops(m)
+            chosen, total, loops = chosen_loops(m)
             uvs = np.asarray(m.uvs, dtype=np.float32)[loops]
             bad = np.flatnonzero(~np.isfinite(uvs).all(axis=1))
             if bad.size:
@@ -533,7 +154,7 @@ class LiveSession:
             face_material.append(np.asarray(m.material, str)[chosen] if m.material is not None
                                  else np.full(len(chosen), "", str))
             if settings.obstacles:
-                o_total, o_loops = _obstacle_loops(m)
+                o_total, o_loops = obstacle_loops(m)
                 still_uvs.append(np.asarray(m.uvs, np.float32)[o_loops])
                 still_sizes.append(o_total)
                 still_verts.append(np.asarray(m.loop_vert, np.int64)[o_loops] + vert_offset)
@@ -636,7 +257,7 @@ class LiveSession:
     def _island_list(self) -> List[Island]:
         """The islands of the packed faces, as the packer finds them (found once)."""
         if self._islands is None:
-            faces, mesh_faces = _faces_arg(self._faces, self._mesh_faces)
+            faces, mesh_faces = packer_faces(self._faces, self._mesh_faces)
             self._islands = find_islands(self._uvs, faces, mesh_faces=mesh_faces,
                                          merge_overlapping=self.settings.merge_overlapping)
         return self._islands
@@ -713,7 +334,7 @@ class LiveSession:
         for k, isl in enumerate(self._island_list()):
             pts = self._uvs[isl.uv_indices]
             if free and not keep[k] and isl.area > 0:
-                pts = _turned(pts, box_angle(pts, "stand"))
+                pts = turned(pts, box_angle(pts, "stand"))
             w, h = np.ptp(pts, axis=0)
             out.append(float(w * h))
         return out
@@ -764,7 +385,7 @@ class LiveSession:
         turns = self._turns()
         for isl, turn in zip(self._island_list() if turns.size else (), turns):
             if turn:
-                uvs[isl.uv_indices] = _turned(uvs[isl.uv_indices], turn)
+                uvs[isl.uv_indices] = turned(uvs[isl.uv_indices], turn)
         if s.target == "UDIM_TILES":
             near = self._obstacles_near(udim_tile_rect(min(s.udim_tiles) if s.udim_tiles else 1001), inside=True)
         else:
@@ -817,7 +438,7 @@ class LiveSession:
             uvs, margin, padding = (uvs - origin) / k, margin / k, padding / k
             t = (np.array(self._target) - np.tile(origin, 2)) / k
             placement = {"scale": "fixed", "target": tuple(float(v) for v in np.clip(t, 0.0, 1.0)), **placement}
-        faces_arg, mesh_faces = _faces_arg(faces, verts)
+        faces_arg, mesh_faces = packer_faces(faces, verts)
         try:
             # mixed scales only where the islands are scaled to fit
             ratio = s.max_scale_ratio if placement.get("scale") != "fixed" else 1.0

@@ -18,7 +18,8 @@ from .errors import InputError, whole
 from .islands import Island, ring_areas
 
 __all__ = ["pack_pow2_squares", "udim_origin", "udim_box", "off_tile", "udim_tile_of", "default_tiles", "texel_scales", "inflated_area",
-           "tile_lower_bound", "snap_translations"]
+           "tile_lower_bound", "snap_translations",
+           "udim_tile_rect", "udim_tile_at", "closest_udim_tile"]
 
 MAX_TILES = 256          # the engine's limit on tiles in one packing
 DEFAULT_TILE_COUNT = 100  # 1001 .. 1100: ten rows of ten
@@ -180,3 +181,49 @@ def snap_translations(translations: np.ndarray, grid: Tuple[float, float],
     g = np.asarray(grid, dtype=np.float64)
     o = np.asarray(origin, dtype=np.float64)
     return np.round((translations - o) / g) * g + o
+
+
+def udim_tile_rect(number: int) -> Tuple[float, float, float, float]:
+    """The ``(x0, y0, x1, y1)`` rectangle of UDIM tile ``number`` (1001-2000)."""
+    if not 1001 <= number <= 2000:
+        raise InputError(f"UDIM tile numbers run from 1001 to 2000, got {number}", "number")
+    k = number - 1001
+    u, v = k % 10, k // 10
+    return (float(u), float(v), float(u + 1), float(v + 1))
+
+
+def udim_tile_at(u: float, v: float, grid: Optional[Tuple[int, int]] = None) -> int:
+    """The UDIM tile holding UV point ``(u, v)``, clamped to ``grid``
+    (``(columns, rows)``; None: 10 columns and 100 rows)."""
+    cols, rows = (10, 100) if grid is None else (max(1, min(int(grid[0]), 10)), max(1, min(int(grid[1]), 100)))
+    iu = min(max(math.floor(u), 0), cols - 1)
+    iv = min(max(math.floor(v), 0), rows - 1)
+    return 1001 + iu + 10 * iv
+
+
+def closest_udim_tile(point: Tuple[float, float], tiles: Sequence[int] = (),
+                      grid: Optional[Tuple[int, int]] = None) -> int:
+    """The UDIM tile Blender's Pack to Closest UDIM picks for a selection
+    centred on ``point`` (``uvedit_pack_islands_multi``): without a UV
+    editor (``grid`` None) tile 1001; the grid tile holding the point when
+    it lies inside the UV editor's tile grid (``(columns, rows)``), or the
+    image's tile holding it (``tiles``); else whichever is nearer by its
+    centre: the nearest image tile, or the grid tile the point is clamped
+    to (the grid's wins a tie)."""
+    if grid is None:
+        return 1001
+    u, v = float(point[0]), float(point[1])
+    cols, rows = max(1, min(int(grid[0]), 10)), max(1, min(int(grid[1]), 100))
+    if 0 < u < cols and 0 < v < rows:
+        return udim_tile_at(u, v, grid)
+    iu, iv = math.floor(u), math.floor(v)
+    if 0 <= iu < 10 and 0 <= iv < 100 and 1001 + iu + 10 * iv in tiles:
+        return 1001 + iu + 10 * iv
+    on_grid = udim_tile_at(u, v, grid)
+
+    def distance(number: int) -> float:
+        x0, y0, _, _ = udim_tile_rect(number)
+        return (x0 + 0.5 - u) ** 2 + (y0 + 0.5 - v) ** 2
+
+    nearest = min(sorted(tiles), key=distance) if tiles else on_grid
+    return nearest if distance(nearest) < distance(on_grid) else on_grid

@@ -24,8 +24,9 @@ from bpy.props import (BoolProperty, EnumProperty, FloatProperty, FloatVectorPro
                        StringProperty)
 from bpy.types import Context, PropertyGroup, SpaceImageEditor, UILayout
 
-from ..live import Limits, PackError, PackSettings, udim_tile_at
+from ..live_settings import Limits, PackError, PackSettings
 from ..options import BLENDER_DEFAULTS, OPTIONS
+from ..tiles import udim_tile_at
 from .regions import SOURCES, region_rings
 
 SHAPE_METHODS = {"CONCAVE": "concave", "CONVEX": "convex", "AABB": "box"}

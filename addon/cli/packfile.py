@@ -13,9 +13,9 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tupl
 import numpy as np
 
 from .. import io
+from ..geometry import box_angle, turned
 from ..io import MeshIOError
 from ..islands import Island, find_islands, tile_coverage
-from ..live import _turned, box_angle
 from ..options import AXIS_ROTATIONS, PackOptions
 from ..packing import Packer
 from ..region import is_rectangle, parse_region
@@ -161,7 +161,7 @@ def _pre_turned(uvs: np.ndarray, islands: Sequence[Island], locked: Optional[np.
     moving = [isl for isl in islands if not (locked is not None and locked[isl.faces].any())]
     for isl in moving:
         if isl.area > 0:
-            out[isl.uv_indices] = _turned(out[isl.uv_indices], box_angle(out[isl.uv_indices], pose))
+            out[isl.uv_indices] = turned(out[isl.uv_indices], box_angle(out[isl.uv_indices], pose))
     if not moving:
         return out
     lo = np.array([out[isl.uv_indices].min(axis=0) for isl in moving])
