@@ -13,7 +13,7 @@ from dataclasses import replace
 from queue import Empty
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-from ..packing import cpu_cores
+from ..options import cpu_cores
 from .console import _Console
 from .packfile import _StopSignal, pack_file
 from .results import FAILED, INTERRUPTED, NOT_STARTED, FileResult, PackTask
