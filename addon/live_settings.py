@@ -12,8 +12,8 @@ import numpy as np
 from .errors import REQUIRES, InputError, whole
 from .options import AXIS_ROTATIONS, BLENDER_DEFAULTS, OPTIONS, ROTATIONS, PackOptions
 
-__all__ = ["KEEP_TOGETHER", "Layout", "Limits", "MARGIN_METHODS", "PIN_METHODS", "PackError", "PackSettings", "Progress",
-           "ROTATION_MODES", "SHARED_OPTIONS", "TARGET_MODES"]
+__all__ = ["KEEP_TOGETHER", "Layout", "Limits", "MARGIN_METHODS", "PIN_METHODS", "PackError", "PackSettings",
+           "Progress", "ROTATION_MODES", "SHARED_OPTIONS", "TARGET_MODES"]
 
 #: Where the islands go (Blender's ``udim_source``): the UDIM tile closest to
 #: the selection, the active UDIM tile, the selection's original bounding
@@ -84,7 +84,7 @@ class PackSettings:
             stay put as obstacles; ``'ROTATION'`` they keep their
             orientation; ``'SCALE'`` their size; ``'ROTATION_SCALE'`` both.
         obstacles: the unselected faces shown in the UV editor (see
-            :attr:`MeshLoops.shown`) stay put, and the packed islands keep
+            :attr:`uvnest.mesh_loops.MeshLoops.shown`) stay put, and the packed islands keep
             the margin from them.
         target: one of :data:`TARGET_MODES`; ``'UDIM_TILES'`` keeps the
             islands' size and fills as few UDIM tiles as possible (the
@@ -101,7 +101,7 @@ class PackSettings:
             ``'UDIM_TILES'`` in one tile whenever it fits.
         active_tile: UDIM tile number for ``'ACTIVE_UDIM'``.
         udim_tiles: the image's UDIM tiles; ``'CLOSEST_UDIM'`` picks among
-            them and the grid's (see :func:`closest_udim_tile`) and
+            them and the grid's (see :func:`uvnest.tiles.closest_udim_tile`) and
             ``'UDIM_TILES'`` fills them, when given.
         udim_grid: ``(columns, rows)`` of the UV editor's tile grid (None:
             no UV editor, where Blender's Closest UDIM is tile 1001).
@@ -169,7 +169,7 @@ class Limits:
     """When the search ends by itself; 0 switches a limit off.
 
     Attributes:
-        time_limit: seconds since :meth:`LiveSession.start` (or ``run``).
+        time_limit: seconds since :meth:`uvnest.live.LiveSession.start` (or ``run``).
         iterations: annealing moves.
         stall: seconds without a better layout.
     """
@@ -193,7 +193,7 @@ class Layout:
 
     Attributes:
         loop_uvs: per mesh, ``(M, 2)`` float32 UVs for the loops listed in
-            :attr:`LiveSession.moving_loops` (same order).  Loops of locked
+            :attr:`uvnest.live.LiveSession.moving_loops` (same order).  Loops of locked
             islands keep their original values, bit for bit.
         coverage: share of the target covered by islands.
         scale: common scale of the moved islands.
@@ -203,7 +203,7 @@ class Layout:
         islands: number of islands (groups of overlapping islands count
             once when ``merge_overlapping``), locked ones included.
         kind: ``'exact'``, or ``'box'`` / ``'convex'`` for the layouts shown while the
-            exact first layout takes longer than :data:`FIRST_LAYOUT_SECONDS`
+            exact first layout takes longer than :data:`uvnest.live.FIRST_LAYOUT_SECONDS`
             (or the time limit).
     """
 

@@ -30,11 +30,11 @@ class MeshLoops:
         pinned: ``(F,)`` bool, face has a pinned UV.
         name: the object's name, for messages.
         material: ``(F,)`` per face its material's name ("" without one),
-            or None, for :attr:`PackSettings.keep_together` ``'MATERIAL'``.
+            or None, for :attr:`uvnest.live_settings.PackSettings.keep_together` ``'MATERIAL'``.
         shown: ``(F,)`` bool, face shown in the UV editor (with UV sync
             selection off, the faces selected in the mesh), or None: every
             face that is not hidden.  Shown faces that are not selected are
-            the obstacles of :attr:`PackSettings.obstacles`.
+            the obstacles of :attr:`uvnest.live_settings.PackSettings.obstacles`.
     """
 
     uvs: Optional[np.ndarray]

@@ -10,7 +10,7 @@ every interface reads it from here:
 * the command line (``uvnest pack``) builds its arguments from
   :data:`OPTIONS` (defaults, choices, ranges and help text) and checks the
   combination by building a :class:`PackOptions`, without packing anything;
-* the live session's :class:`uvnest.live.PackSettings` and the Blender
+* the live session's :class:`uvnest.live_settings.PackSettings` and the Blender
   properties take their defaults, ranges and descriptions from
   :data:`OPTIONS` for the options they share with the Python API.  Blender's
   own Pack Islands names keep Blender's definitions (see
@@ -35,7 +35,7 @@ Adding an option:
    command line (and ``cli/pack._packer_options`` to pass it on);
 4. for the Blender add-on, a property built with
    ``blender.props.model_property("<name>")`` and its value passed on in
-   ``live.PackSettings`` (``SHARED_OPTIONS`` when it is the same setting).
+   ``live_settings.PackSettings`` (``SHARED_OPTIONS`` when it is the same setting).
 """
 from __future__ import annotations
 
