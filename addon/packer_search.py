@@ -4,7 +4,8 @@ and the best layout so far.
 
 :class:`PackerSearch` is a base of ``Packer`` and not used alone: ``Packer``
 builds the engine (``_core``, the exact first layout ``_start()``) and
-reads its layouts (``_result()``); this class drives it.  The attributes it
+reads its layouts (``_result()``, whose cost ``_search_deadline()`` keeps
+free before each deadline); this class drives it.  The attributes it
 reads are set in ``Packer.__init__``: ``_lock``, ``_core``, ``_running``,
 ``_chunk``, ``_cancelled``, ``_deadline_lock``, ``_deadline_generation``,
 ``_best``, ``_exact``, ``_user_cancel``, ``_opt``, ``_pow2`` and ``final``.
@@ -119,7 +120,7 @@ class PackerSearch:
             self._core.reset_cancel()
             if self._stopped():
                 return False
-            deadline = None if seconds is None else time.perf_counter() + seconds
+            deadline = None if seconds is None else self._search_deadline(time.perf_counter() + seconds)
             # when the moves alone decide (a move budget, no deadline cutting
             # a move short) every thread's search makes every move; else
             # no thread waits for another
