@@ -57,7 +57,7 @@ from .mesh_loops import MeshLoops, check_mesh, chosen_loops, obstacle_loops, pac
 from .options import AXIS_ROTATIONS
 from .packing import Packer
 from .results import PackResult
-from .tiles import closest_udim_tile, inflated_area, udim_tile_at, udim_tile_rect
+from .tiles import closest_udim_tile, inflated_area, udim_box, udim_tile_at
 
 __all__ = [
     "KEEP_TOGETHER",
@@ -76,7 +76,6 @@ __all__ = [
     "box_angle",
     "closest_udim_tile",
     "udim_tile_at",
-    "udim_tile_rect",
 ]
 
 #: Longest single search step of the worker, in seconds: it bounds how late
@@ -232,7 +231,7 @@ class LiveSession:
         if s.target == "UDIM_TILES":
             return (0.0, 0.0, 1.0, 1.0)   # each tile: the margin is in UV units
         if s.target == "ACTIVE_UDIM":
-            return udim_tile_rect(s.active_tile)
+            return udim_box(s.active_tile)
         if s.target == "REGION":
             if not s.region:
                 raise PackError("The region to pack into has no rings")
@@ -250,7 +249,7 @@ class LiveSession:
                 raise PackError("The selection's bounding box is empty: pick another target")
             return (float(lo[0]), float(lo[1]), float(hi[0]), float(hi[1]))
         centre = (float(lo[0] + hi[0]) / 2, float(lo[1] + hi[1]) / 2)
-        return udim_tile_rect(closest_udim_tile(centre, s.udim_tiles, s.udim_grid))
+        return udim_box(closest_udim_tile(centre, s.udim_tiles, s.udim_grid))
 
     # ------------------------------------------------ Blender's options
 
@@ -387,7 +386,7 @@ class LiveSession:
             if turn:
                 uvs[isl.uv_indices] = turned(uvs[isl.uv_indices], turn)
         if s.target == "UDIM_TILES":
-            near = self._obstacles_near(udim_tile_rect(min(s.udim_tiles) if s.udim_tiles else 1001), inside=True)
+            near = self._obstacles_near(udim_box(min(s.udim_tiles) if s.udim_tiles else 1001), inside=True)
         else:
             near = self._obstacles_near(self._target, inside=False)
         if s.merge_overlapping and near.any():

@@ -19,22 +19,26 @@ from .islands import Island, ring_areas
 
 __all__ = ["pack_pow2_squares", "udim_origin", "udim_box", "off_tile", "udim_tile_of", "default_tiles", "texel_scales", "inflated_area",
            "tile_lower_bound", "snap_translations",
-           "udim_tile_rect", "udim_tile_at", "closest_udim_tile"]
+           "udim_tile_at", "closest_udim_tile", "FIRST_TILE", "LAST_TILE"]
 
 MAX_TILES = 256          # the engine's limit on tiles in one packing
+#: UDIM tile numbers: 10 columns of 100 rows, 1001 (u 0, v 0) to 2000 (u 9, v 99)
+FIRST_TILE, LAST_TILE = 1001, 2000
 DEFAULT_TILE_COUNT = 100  # 1001 .. 1100: ten rows of ten
 
 
 def _is_udim(tile: object) -> bool:
-    """A UDIM tile number: an integer (not a bool) from 1001 to 1999."""
-    return not isinstance(tile, (bool, np.bool_)) and isinstance(tile, (int, np.integer)) and 1001 <= tile <= 1999
+    """A UDIM tile number: an integer (not a bool) from 1001 to 2000."""
+    return (not isinstance(tile, (bool, np.bool_)) and isinstance(tile, (int, np.integer))
+            and FIRST_TILE <= tile <= LAST_TILE)
 
 
-def udim_origin(tile: int) -> Tuple[int, int]:
-    """Lower-left corner ``(u, v)`` of UDIM tile ``tile`` (1001 .. 1999)."""
+def udim_origin(tile: int, name: str = "tile") -> Tuple[int, int]:
+    """Lower-left corner ``(u, v)`` of UDIM tile ``tile`` (1001 .. 2000);
+    an ``InputError`` naming ``name`` for anything else."""
     if not _is_udim(tile):
-        raise InputError(f"UDIM tile numbers run from 1001 to 1999, got {tile!r}", "tile")
-    return (int(tile) - 1001) % 10, (int(tile) - 1001) // 10
+        raise InputError(f"UDIM tile numbers run from {FIRST_TILE} to {LAST_TILE}, got {tile!r}", name)
+    return (int(tile) - FIRST_TILE) % 10, (int(tile) - FIRST_TILE) // 10
 
 
 def udim_box(tile: int) -> Tuple[float, float, float, float]:
@@ -44,14 +48,14 @@ def udim_box(tile: int) -> Tuple[float, float, float, float]:
 
 
 def udim_tile_of(u: float, v: float) -> Optional[int]:
-    """The UDIM tile holding the point ``(u, v)``, or None outside tiles 1001 .. 1999."""
+    """The UDIM tile holding the point ``(u, v)``, or None outside tiles 1001 .. 2000."""
     cu, cv = math.floor(u), math.floor(v)
     return 1001 + cu + 10 * cv if 0 <= cu < 10 and 0 <= cv < 100 else None
 
 
 def off_tile(bboxes: np.ndarray, any_tile: bool = False, tolerance: float = 1e-9) -> np.ndarray:
     """Indices of the ``(x0, y0, x1, y1)`` boxes that reach outside the 0..1
-    tile (``any_tile``: that lie in no single UDIM tile of 1001 .. 1999),
+    tile (``any_tile``: that lie in no single UDIM tile of 1001 .. 2000),
     by more than ``tolerance``."""
     b = np.asarray(bboxes, dtype=np.float64).reshape(-1, 4)
     if not any_tile:
@@ -76,7 +80,7 @@ def checked_tiles(tiles: Optional[Sequence[int]]) -> Tuple[int, ...]:
         raise InputError(f"tiles must be a sequence of UDIM tile numbers, got {tiles!r}", "tiles")
     for t in tiles:
         if not _is_udim(t):
-            raise InputError(f"tiles: UDIM tile numbers run from 1001 to 1999, got {t!r}", "tiles")
+            raise InputError(f"tiles: UDIM tile numbers run from {FIRST_TILE} to {LAST_TILE}, got {t!r}", "tiles")
     out = tuple(int(t) for t in tiles)
     if not out:
         raise ValueError("tiles must name at least one UDIM tile")
@@ -183,15 +187,6 @@ def snap_translations(translations: np.ndarray, grid: Tuple[float, float],
     return np.round((translations - o) / g) * g + o
 
 
-def udim_tile_rect(number: int) -> Tuple[float, float, float, float]:
-    """The ``(x0, y0, x1, y1)`` rectangle of UDIM tile ``number`` (1001-2000)."""
-    if not 1001 <= number <= 2000:
-        raise InputError(f"UDIM tile numbers run from 1001 to 2000, got {number}", "number")
-    k = number - 1001
-    u, v = k % 10, k // 10
-    return (float(u), float(v), float(u + 1), float(v + 1))
-
-
 def udim_tile_at(u: float, v: float, grid: Optional[Tuple[int, int]] = None) -> int:
     """The UDIM tile holding UV point ``(u, v)``, clamped to ``grid``
     (``(columns, rows)``; None: 10 columns and 100 rows)."""
@@ -222,7 +217,7 @@ def closest_udim_tile(point: Tuple[float, float], tiles: Sequence[int] = (),
     on_grid = udim_tile_at(u, v, grid)
 
     def distance(number: int) -> float:
-        x0, y0, _, _ = udim_tile_rect(number)
+        x0, y0, _, _ = udim_box(number)
         return (x0 + 0.5 - u) ** 2 + (y0 + 0.5 - v) ** 2
 
     nearest = min(sorted(tiles), key=distance) if tiles else on_grid

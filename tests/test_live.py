@@ -19,7 +19,8 @@ import shapely.affinity
 import uvnest.live
 
 from uvnest.live import (Layout, Limits, LiveSession, MeshLoops, PackError, PackSettings, box_angle,
-                         closest_udim_tile, udim_tile_at, udim_tile_rect)
+                         closest_udim_tile, udim_tile_at)
+from uvnest.tiles import checked_tiles, udim_box, udim_tile_of
 
 TOL = 1e-6
 
@@ -619,11 +620,17 @@ def test_pin_methods(pin_method: str) -> None:
 
 
 def test_udim_tiles() -> None:
-    assert udim_tile_rect(1001) == (0, 0, 1, 1)
-    assert udim_tile_rect(1002) == (1, 0, 2, 1)
-    assert udim_tile_rect(1011) == (0, 1, 1, 2)
-    with pytest.raises(ValueError):
-        udim_tile_rect(1000)
+    assert udim_box(1001) == (0, 0, 1, 1)
+    assert udim_box(1002) == (1, 0, 2, 1)
+    assert udim_box(1011) == (0, 1, 1, 2)
+    # the last tile: column 9 of row 99, which Blender's UDIM grid has too
+    assert udim_box(2000) == (9, 99, 10, 100) and udim_tile_of(9.5, 99.5) == 2000
+    assert checked_tiles([1001, 2000]) == (1001, 2000)
+    for outside in (1000, 2001):
+        with pytest.raises(ValueError):
+            udim_box(outside)
+        with pytest.raises(ValueError):
+            checked_tiles([outside])
     assert udim_tile_at(1.5, 0.5) == 1002
     assert udim_tile_at(-3.0, 0.5) == 1001
     assert udim_tile_at(12.0, 2.5) == 1030
