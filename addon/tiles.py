@@ -33,11 +33,10 @@ def _is_udim(tile: object) -> bool:
             and FIRST_TILE <= tile <= LAST_TILE)
 
 
-def udim_origin(tile: int, name: str = "tile") -> Tuple[int, int]:
-    """Lower-left corner ``(u, v)`` of UDIM tile ``tile`` (1001 .. 2000);
-    an ``InputError`` naming ``name`` for anything else."""
+def udim_origin(tile: int) -> Tuple[int, int]:
+    """Lower-left corner ``(u, v)`` of UDIM tile ``tile`` (1001 .. 2000)."""
     if not _is_udim(tile):
-        raise InputError(f"UDIM tile numbers run from {FIRST_TILE} to {LAST_TILE}, got {tile!r}", name)
+        raise InputError(f"UDIM tile numbers run from {FIRST_TILE} to {LAST_TILE}, got {tile!r}", "tile")
     return (int(tile) - FIRST_TILE) % 10, (int(tile) - FIRST_TILE) // 10
 
 
@@ -47,10 +46,20 @@ def udim_box(tile: int) -> Tuple[float, float, float, float]:
     return (float(u), float(v), u + 1.0, v + 1.0)
 
 
+def _tile_number(column: int, row: int) -> int:
+    """The UDIM number of the tile in ``column`` (0..9) and ``row`` (0..99)."""
+    return FIRST_TILE + column + 10 * row
+
+
+def _grid_shape(grid: Tuple[int, int]) -> Tuple[int, int]:
+    """A UV editor's tile grid ``(columns, rows)`` within UDIM's 10 by 100."""
+    return max(1, min(int(grid[0]), 10)), max(1, min(int(grid[1]), 100))
+
+
 def udim_tile_of(u: float, v: float) -> Optional[int]:
     """The UDIM tile holding the point ``(u, v)``, or None outside tiles 1001 .. 2000."""
     cu, cv = math.floor(u), math.floor(v)
-    return 1001 + cu + 10 * cv if 0 <= cu < 10 and 0 <= cv < 100 else None
+    return _tile_number(cu, cv) if 0 <= cu < 10 and 0 <= cv < 100 else None
 
 
 def off_tile(bboxes: np.ndarray, any_tile: bool = False, tolerance: float = 1e-9) -> np.ndarray:
@@ -68,7 +77,7 @@ def off_tile(bboxes: np.ndarray, any_tile: bool = False, tolerance: float = 1e-9
 
 def default_tiles(count: int = DEFAULT_TILE_COUNT) -> Tuple[int, ...]:
     """The first ``count`` UDIM tiles in order: 1001, 1002, ... in rows of 10."""
-    return tuple(range(1001, 1001 + count))
+    return tuple(range(FIRST_TILE, FIRST_TILE + count))
 
 
 def checked_tiles(tiles: Optional[Sequence[int]]) -> Tuple[int, ...]:
@@ -190,10 +199,10 @@ def snap_translations(translations: np.ndarray, grid: Tuple[float, float],
 def udim_tile_at(u: float, v: float, grid: Optional[Tuple[int, int]] = None) -> int:
     """The UDIM tile holding UV point ``(u, v)``, clamped to ``grid``
     (``(columns, rows)``; None: 10 columns and 100 rows)."""
-    cols, rows = (10, 100) if grid is None else (max(1, min(int(grid[0]), 10)), max(1, min(int(grid[1]), 100)))
+    cols, rows = (10, 100) if grid is None else _grid_shape(grid)
     iu = min(max(math.floor(u), 0), cols - 1)
     iv = min(max(math.floor(v), 0), rows - 1)
-    return 1001 + iu + 10 * iv
+    return _tile_number(iu, iv)
 
 
 def closest_udim_tile(point: Tuple[float, float], tiles: Sequence[int] = (),
@@ -206,14 +215,14 @@ def closest_udim_tile(point: Tuple[float, float], tiles: Sequence[int] = (),
     centre: the nearest image tile, or the grid tile the point is clamped
     to (the grid's wins a tie)."""
     if grid is None:
-        return 1001
+        return FIRST_TILE
     u, v = float(point[0]), float(point[1])
-    cols, rows = max(1, min(int(grid[0]), 10)), max(1, min(int(grid[1]), 100))
+    cols, rows = _grid_shape(grid)
     if 0 < u < cols and 0 < v < rows:
         return udim_tile_at(u, v, grid)
-    iu, iv = math.floor(u), math.floor(v)
-    if 0 <= iu < 10 and 0 <= iv < 100 and 1001 + iu + 10 * iv in tiles:
-        return 1001 + iu + 10 * iv
+    here = udim_tile_of(u, v)
+    if here is not None and here in tiles:
+        return here
     on_grid = udim_tile_at(u, v, grid)
 
     def distance(number: int) -> float:
