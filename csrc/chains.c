@@ -16,8 +16,10 @@
  * chain whose own search got less far: they go on from there, each with
  * its own random moves.  Rounds end at move counts, never at a time, so a
  * seed, a number of chains and a number of moves decide the layout,
- * however the moves were split into calls (each call is a fork and join of
- * the chains, and a chain's moves do not depend on where a call ended).
+ * however the moves were split into calls (each call hands the chains to
+ * the pool's threads, started once at the first start and kept until
+ * un_chains_free, and waits for them; a chain's moves do not depend on
+ * where a call ended, nor on which thread made them).
  * That is the lockstep run, for a move budget.  A search bounded by time
  * runs free instead: chain 0 makes the moves asked, the others move until
  * it is done and are then cancelled (a free run's rounds end at chain 0's
@@ -51,6 +53,7 @@ struct un_chains {
     int64_t    *pos;          /* per chain: moves made in the current round */
     int        *dead;         /* per chain: its start failed, it takes no part */
     int         drifted;      /* a free run left the other chains' pos behind */
+    un_pool    *pool;         /* the chains' threads, from the first start on */
     volatile int halt;        /* cancels the other chains of a free run: set
                                * when chain 0's moves are done */
     un_parallel_stats st;
@@ -102,6 +105,7 @@ void un_chains_free(un_chains *ch)
 {
     int32_t k;
     if (!ch) return;
+    un_pool_free(ch->pool);
     for (k = 0; ch->chain && k < ch->n; k++) un_packer_free(ch->chain[k]);
     free(ch->chain);
     free(ch->pos);
@@ -176,7 +180,7 @@ static un_status run_jobs(un_chains *ch, chain_job *jobs, int32_t n, int halted)
     un_status s = UN_OK;
     int cancelled = 0;
     int32_t i;
-    un_fork_join(chain_main, jobs, sizeof *jobs, n);
+    un_pool_run(ch->pool, chain_main, jobs, sizeof *jobs, n);
     ch->st.wall_seconds += un_clock_seconds() - t0;
     for (i = 0; i < n; i++) {
         ch->st.chain_seconds += jobs[i].seconds;
@@ -206,6 +210,9 @@ un_status un_chains_start(un_chains *ch, volatile int *cancel)
     un_status s;
     if (un_packer_start_state(ch->chain[0]) == 0 && ch->round == 0) drop_extra_chains(ch);
     if (ch->n == 1) return un_packer_start(ch->chain[0], cancel);
+    /* the threads are started once, for the chains that remain, and kept
+     * until un_chains_free */
+    if (!ch->pool && (s = un_pool_new(ch->n, &ch->pool)) != UN_OK) return s;
     if (!(jobs = (chain_job *)calloc((size_t)ch->n, sizeof *jobs))) return UN_ENOMEM;
     for (k = 0; k < ch->n; k++)
         if (!ch->dead[k] && (k == 0 || un_packer_start_state(ch->chain[k]) == 0)) {

@@ -1,14 +1,17 @@
 /*
  * thread.h - the little the engine needs from the operating system's
- * threads (thread.c): run n jobs at once and wait for all of them (fork and
- * join), and a monotonic clock for statistics.  POSIX threads everywhere
- * but Windows, Win32 threads there.  Not part of the public interface.
+ * threads (thread.c): a pool of worker threads kept between calls, which
+ * runs n jobs at once and waits for all of them, and a monotonic clock for
+ * statistics.  POSIX threads everywhere but Windows, Win32 threads there.
+ * Not part of the public interface.
  */
 #ifndef UVNEST_THREAD_H
 #define UVNEST_THREAD_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "uvnest.h"
 
 /* Stack of each thread started: the main thread's usual size on Linux
  * (macOS gives secondary threads 512 KiB and Windows 1 MiB by default; the
@@ -18,13 +21,26 @@
 
 typedef void (*un_job_fn)(void *arg);
 
+/* A pool: n - 1 worker threads, started once and asleep between calls,
+ * which with the calling thread run up to n jobs at once.  One thread
+ * uses a pool at a time (the chains' owner). */
+typedef struct un_pool un_pool;
+
+/* A pool for n jobs at once (n >= 1; n = 1 starts no thread).  UN_ENOMEM
+ * when its memory or its lock cannot be had; a worker that cannot be
+ * started (a process limit) is not an error: its jobs run in the calling
+ * thread (un_pool_run), and what they compute does not change. */
+un_status un_pool_new(int32_t n, un_pool **out);
+/* Stops and joins the workers (none may be running a job: un_pool_run has
+ * returned), then frees the pool.  NULL is accepted. */
+void      un_pool_free(un_pool *p);
+/* Workers running (at most n - 1; 0 in a forked child, which has none). */
+int32_t   un_pool_workers(const un_pool *p);
 /* Run fn on the n arguments args, args + size, ..., args + (n-1) size at
- * once: the first in the calling thread, the others each in a thread of
- * its own, and return when every one has returned.  A thread that cannot
- * be started (no memory, a process limit) runs its job in the calling
- * thread afterwards instead: the jobs all run either way, and what they
- * compute does not depend on which thread ran them. */
-void un_fork_join(un_job_fn fn, void *args, size_t size, int32_t n);
+ * once: the first in the calling thread, job i in worker i - 1, and return
+ * when every one has returned.  Jobs beyond the workers run in the calling
+ * thread after the first, in order. */
+void      un_pool_run(un_pool *p, un_job_fn fn, void *args, size_t size, int32_t n);
 
 /* The engine's cancel flags are volatile ints one thread sets while others
  * poll them (uvnest.h): a race by design, harmless since a flag only ever

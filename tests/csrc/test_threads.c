@@ -88,7 +88,7 @@ static int same_layout(const un_chains *a, const un_chains *b)
     return un_chains_best(a, ta) && un_chains_best(b, tb) && same_transforms(ta, tb);
 }
 
-/* ---------------------------------------------------------- fork and join */
+/* ------------------------------------------------------------------ pool */
 
 typedef struct {
     int32_t index, runs;
@@ -105,22 +105,82 @@ static void fill_slot(void *arg)
     s->runs++;
 }
 
-static void test_fork_join_runs_every_job_once(void)
+/* Every job of every call runs once, with its own argument, whether the
+ * pool has a worker for it or not, and the pool is reused call after call. */
+static void test_pool_runs_every_job_once(void)
 {
     slot s[9];
-    int32_t n, i;
-    for (n = 1; n <= 9; n++) {
-        for (i = 0; i < n; i++) { s[i].index = i; s[i].runs = 0; s[i].value = 0; }
-        un_fork_join(fill_slot, s, sizeof *s, n);
-        for (i = 0; i < n; i++) {
-            double v = 0;
-            int32_t k;
-            for (k = 0; k <= 1000 * i; k++) v += 1.0 / (1.0 + k);
-            CHECK_EQ(s[i].runs, 1);
-            CHECK(s[i].value == v);
+    int32_t size, n, i, call;
+    for (size = 1; size <= 4; size++) {
+        un_pool *p;
+        CHECK_OK(un_pool_new(size, &p));
+        CHECK_EQ(un_pool_workers(p), size - 1);
+        for (call = 0; call < 50; call++) {
+            n = 1 + call % 9;   /* fewer, as many and more jobs than threads */
+            for (i = 0; i < n; i++) { s[i].index = i; s[i].runs = 0; s[i].value = 0; }
+            un_pool_run(p, fill_slot, s, sizeof *s, n);
+            for (i = 0; i < n; i++) {
+                double v = 0;
+                int32_t k;
+                for (k = 0; k <= 1000 * i; k++) v += 1.0 / (1.0 + k);
+                CHECK_EQ(s[i].runs, 1);
+                CHECK(s[i].value == v);
+            }
         }
+        un_pool_run(p, fill_slot, s, sizeof *s, 0);   /* nothing to do */
+        un_pool_free(p);
     }
-    un_fork_join(fill_slot, s, sizeof *s, 0);   /* nothing to do */
+    un_pool_free(NULL);
+}
+
+typedef struct {
+    volatile int *flags;    /* one per job */
+    int32_t       index, n;
+    int           saw_all;  /* job 0: every other job ran while it waited */
+} wait_job;
+
+/* Jobs 1.. set their flags; job 0 waits (at most 10 s) until it sees them
+ * all set, which happens only if they run at the same time as job 0, in
+ * the workers, not in the calling thread after it. */
+static void wait_for_the_others(void *arg)
+{
+    wait_job *j = (wait_job *)arg;
+    double t0 = un_clock_seconds();
+    int32_t i, seen = 0;
+    if (j->index > 0) { j->flags[j->index] = 1; return; }
+    while (seen < j->n - 1 && un_clock_seconds() - t0 < 10)
+        for (i = 1, seen = 0; i < j->n; i++) seen += j->flags[i];
+    j->saw_all = seen == j->n - 1;
+}
+
+static void test_pool_jobs_run_at_once(void)
+{
+    un_pool *p;
+    volatile int flags[3];
+    wait_job jobs[3];
+    int32_t i, call;
+    for (i = 0; i < 3; i++) UN_POLLED_FLAG(flags + i);
+    CHECK_OK(un_pool_new(3, &p));
+    for (call = 0; call < 20; call++) {
+        for (i = 0; i < 3; i++) {
+            flags[i] = 0;
+            jobs[i].flags = flags;
+            jobs[i].index = i;
+            jobs[i].n = 3;
+            jobs[i].saw_all = 0;
+        }
+        un_pool_run(p, wait_for_the_others, jobs, sizeof *jobs, 3);
+        CHECK(jobs[0].saw_all);
+    }
+    un_pool_free(p);
+}
+
+static void test_pool_bad_arguments(void)
+{
+    un_pool *p = (un_pool *)&p;
+    CHECK_STATUS(un_pool_new(0, &p), UN_EINVAL);
+    CHECK(p == NULL);
+    CHECK_EQ(un_pool_workers(NULL), 0);
 }
 
 static void test_clock_is_monotonic(void)
@@ -306,7 +366,12 @@ static void test_a_cancel_reaches_every_chain(void)
     jobs[0].ch = ch;
     jobs[0].cancel = jobs[1].cancel = &cancel;
     jobs[1].after = 0.2;
-    un_fork_join(cancel_main, jobs, sizeof *jobs, 2);
+    {
+        un_pool *pool;
+        CHECK_OK(un_pool_new(2, &pool));
+        un_pool_run(pool, cancel_main, jobs, sizeof *jobs, 2);
+        un_pool_free(pool);
+    }
     CHECK_STATUS(jobs[0].status, UN_ECANCELLED);
     /* a move is a few milliseconds here (more under the sanitizers) */
     CHECK_MSG(jobs[0].stopped - jobs[1].set_at < 1.0, "stopped %.3f s after the cancel",
@@ -387,7 +452,9 @@ static void test_bad_arguments(void)
 
 int main(void)
 {
-    RUN(test_fork_join_runs_every_job_once);
+    RUN(test_pool_runs_every_job_once);
+    RUN(test_pool_jobs_run_at_once);
+    RUN(test_pool_bad_arguments);
     RUN(test_clock_is_monotonic);
     RUN(test_one_chain_is_the_serial_packer);
     RUN(test_chains_are_deterministic_whatever_the_calls);
