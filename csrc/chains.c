@@ -309,16 +309,22 @@ static un_status run_lockstep(un_chains *ch, int64_t moves, volatile int *cancel
 /* Free: chain 0 makes its moves, the others move until it is done (then
  * they are cancelled, in the middle of a move if need be: a chain's move
  * may take seconds, its side search's start far longer, and chain 0 must
- * not wait for it), and rounds end at chain 0's count.  A chain whose
- * start is not done (a cancel came during un_chains_start) finishes it
- * under the caller's cancel: cancelled at every call, a start of fills
- * longer than a call would never end. */
+ * not wait for it).  A section (one hand-off to the threads, one join)
+ * lasts the call's moves or FREE_SECTION_ROUNDS rounds, whichever ends
+ * first, and the best layout migrates at its end once chain 0 has made a
+ * round's moves since the last migration: where moves cost microseconds a
+ * section per round would cost as much as the moves.  A chain whose start
+ * is not done (a cancel came during un_chains_start) finishes it under the
+ * caller's cancel: cancelled at every call, a start of fills longer than a
+ * call would never end. */
 static un_status run_free(un_chains *ch, int64_t moves, volatile int *cancel, chain_job *jobs)
 {
     int32_t k, n;
     un_status s = UN_OK;
     ch->drifted = 1;
     while (moves > 0 && s == UN_OK) {
+        int64_t section = FREE_SECTION_ROUNDS * ch->round - ch->pos[0];
+        if (section < 1) section = 1;
         for (k = 0, n = 0; k < ch->n; k++) {
             int started = un_packer_start_state(ch->chain[k]) == 1;
             if (ch->dead[k]) continue;
@@ -328,8 +334,7 @@ static un_status run_free(un_chains *ch, int64_t moves, volatile int *cancel, ch
             jobs[n].halt = k == 0 ? &ch->halt : NULL;
             /* (a chain finishing its start makes no move: under the
              * caller's cancel nothing would halt its moves) */
-            jobs[n].moves = k == 0 ? (ch->round - ch->pos[0] < moves ? ch->round - ch->pos[0] : moves)
-                            : started ? INT64_MAX : 0;
+            jobs[n].moves = k == 0 ? (section < moves ? section : moves) : started ? INT64_MAX : 0;
             n++;
         }
         ch->halt = 0;   /* before the threads start: they see it */

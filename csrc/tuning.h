@@ -290,6 +290,13 @@
  * restarts from its own best once or twice on its own, then the best
  * layout of all chains migrates. */
 #define ROUND_STALLS 2
+/* A search bounded by time (a free run, chains.c) hands its chains to the
+ * threads for up to this many rounds at once and migrates at the end: per
+ * round, the hand-off, the other chains' halt in the middle of a move and
+ * the join cost about as much as the moves where moves take microseconds
+ * (homedecor_calendar: 96-move rounds of 20 us moves, 2 ms; moves/s x0.99
+ * at 2 threads with a fork and join per round). */
+#define FREE_SECTION_ROUNDS 8
 /* Chains times islands at most: every chain holds the islands, their
  * shapes and a decode's arrays, about 35 KB per island and chain (1,000
  * synthetic islands: peak 88 MB with one chain, 123 MB with two, 192 MB

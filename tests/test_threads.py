@@ -10,6 +10,7 @@ The C side, under ThreadSanitizer too, is tests/csrc/test_threads.c.
 """
 from __future__ import annotations
 
+import gc
 import sys
 import threading
 import time
@@ -154,6 +155,31 @@ def test_a_cancel_reaches_every_chain(islands):
     list(q.improvements(time_limit=30))
     assert time.perf_counter() - t0 < 0.3 + CANCEL_S
     assert_valid(q.best, uvs, faces, margin=MARGIN)
+
+
+def _os_threads() -> int:
+    """Threads of this process, as the kernel counts them (C threads too)."""
+    return len(list(Path("/proc/self/task").iterdir()))
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="needs Linux's /proc")
+def test_the_threads_are_started_once_and_freed_with_the_packer(islands):
+    """A packer's worker threads start with its first layout (the
+    constructor's), serve every later search call, lockstep or free (none
+    started or left behind per call), and end when the packer is freed."""
+    uvs, faces = islands
+    before = _os_threads()
+    p = uvnest.Packer(uvs, faces, **OPTIONS, seed=1, threads=3)
+    during = _os_threads()
+    assert during == before + 2, "one worker per chain but the caller's"
+    for _ in range(20):
+        p.step(seconds=None, iterations=7)
+        p._core.run(5, False)   # a free run, as step(seconds=...) makes (without its timer thread)
+        assert _os_threads() == during
+    assert p.stats["moves_all"] >= 3 * 20 * 7
+    del p
+    gc.collect()
+    assert _os_threads() == before
 
 
 @pytest.mark.parametrize("bad", [0, -1, 1.5, True, "2", 4096])
