@@ -27,22 +27,6 @@ typedef struct {
     int32_t      n;       /* ring length */
 } ring_ref;
 
-/* 1 inside, 0 outside, -1 on the boundary, for a polygon given as rings
- * (parity over all rings).  Exact. */
-static int point_in_rings(const un_rings *r, un_pt q)
-{
-    un_rpt p;
-    int32_t k;
-    int in = 0;
-    p.base = q; p.dx = p.dy = 0; p.n = 0; p.d = 1;
-    for (k = 0; k < r->nrings; k++) {
-        int s = un_rpt_in_ring(r->pts + r->start[k], r->start[k + 1] - r->start[k], &p);
-        if (s < 0) return -1;
-        in ^= s;
-    }
-    return in;
-}
-
 static double seg_point_dist(un_pt a, un_pt b, double px, double py)
 {
     double dx = (double)(b.x - a.x), dy = (double)(b.y - a.y);
@@ -77,21 +61,122 @@ static int inner_sample(un_pt a, un_pt b, un_pt *q)
     return 1;
 }
 
-/* Do any edges of x properly cross edges of y, and what is the smallest
- * edge distance (only pairs within `reach` are measured)? */
-static int cross_and_dist(const un_rings *x, const un_rings *y, double reach, double *dmin)
+/* The edges of a polygon's rings in horizontal slabs: slab k lists every
+ * edge whose y-range meets it, so a point's tests read only the edges of
+ * the slabs around its y (a polygon of 500 edges and 2,000 points took
+ * 9 ms with every edge tested; slabs make it linear in practice). */
+typedef struct {
+    const un_rings *r;
+    int64_t  y0, h;        /* slab k covers y0 + k h .. y0 + (k + 1) h */
+    int32_t  nslab;
+    int32_t *first;        /* nslab + 1 offsets into edge */
+    int32_t *edge;         /* point index of each edge's start in r->pts */
+    int32_t *next;         /* per point: the index of the edge's end */
+} slabs;
+
+static int32_t slab_of(const slabs *S, int64_t y)
 {
-    int32_t i, j, kx, ky;
+    int64_t k = (y - S->y0) / S->h;
+    return k < 0 ? 0 : k >= S->nslab ? S->nslab - 1 : (int32_t)k;
+}
+
+static void slabs_free(slabs *S)
+{
+    free(S->first); free(S->edge); free(S->next);
+}
+
+static un_status slabs_build(slabs *S, const un_rings *r)
+{
+    int32_t n = un_rings_npts(r), k, i, pass;
+    un_pt lo, hi;
+    memset(S, 0, sizeof *S);
+    S->r = r;
+    un_rings_bbox(r, &lo, &hi);
+    S->nslab = n < 1 ? 1 : n > 65536 ? 65536 : n;
+    S->y0 = lo.y;
+    S->h = (hi.y - lo.y) / S->nslab + 1;
+    S->first = (int32_t *)calloc((size_t)S->nslab + 2, sizeof *S->first);
+    S->next = (int32_t *)malloc(((size_t)n + 1) * sizeof *S->next);
+    if (!S->first || !S->next) return UN_ENOMEM;
+    for (k = 0; k < r->nrings; k++)
+        for (i = r->start[k]; i < r->start[k + 1]; i++) S->next[i] = i + 1 < r->start[k + 1] ? i + 1 : r->start[k];
+    /* count, then fill (first[] ends as the starts) */
+    for (pass = 0; pass < 2; pass++) {
+        for (i = 0; i < n; i++) {
+            int64_t ya = r->pts[i].y, yb = r->pts[S->next[i]].y;
+            int32_t a = slab_of(S, ya < yb ? ya : yb), b = slab_of(S, ya < yb ? yb : ya), t;
+            for (t = a; t <= b; t++) {
+                if (pass == 0) S->first[t + 1]++;
+                else S->edge[S->first[t]++] = i;
+            }
+        }
+        if (pass == 0) {
+            for (k = 0; k < S->nslab; k++) S->first[k + 1] += S->first[k];
+            S->edge = (int32_t *)malloc(((size_t)S->first[S->nslab] + 1) * sizeof *S->edge);
+            if (!S->edge) return UN_ENOMEM;
+        }
+    }
+    for (k = S->nslab; k > 0; k--) S->first[k] = S->first[k - 1];
+    S->first[0] = 0;
+    return UN_OK;
+}
+
+/* 1 inside, 0 outside, -1 on the boundary (exact: crossings of the ray
+ * to +x, each edge counted as half-open in y). */
+static int slabs_inside(const slabs *S, un_pt q)
+{
+    const un_pt *p = S->r->pts;
+    int32_t t = slab_of(S, q.y), j, in = 0;
+    for (j = S->first[t]; j < S->first[t + 1]; j++) {
+        un_pt a = p[S->edge[j]], b = p[S->next[S->edge[j]]];
+        int o = un_orient(a, b, q);
+        if (o == 0 && (a.x < b.x ? a.x : b.x) <= q.x && q.x <= (a.x < b.x ? b.x : a.x) &&
+            (a.y < b.y ? a.y : b.y) <= q.y && q.y <= (a.y < b.y ? b.y : a.y))
+            return -1;
+        if ((a.y <= q.y) != (b.y <= q.y) && (o > 0) == (b.y > a.y)) in ^= 1;
+    }
+    return in;
+}
+
+/* Is q within reach (grid units) of an edge? */
+static int slabs_near(const slabs *S, un_pt q, double reach)
+{
+    const un_pt *p = S->r->pts;
+    int32_t t0 = slab_of(S, q.y - (int64_t)reach - 1), t1 = slab_of(S, q.y + (int64_t)reach + 1), t, j;
+    for (t = t0; t <= t1; t++)
+        for (j = S->first[t]; j < S->first[t + 1]; j++)
+            if (seg_point_dist(p[S->edge[j]], p[S->next[S->edge[j]]], (double)q.x, (double)q.y) <= reach) return 1;
+    return 0;
+}
+
+/* The slabs lo..hi (clamped; lo, hi in grid units, possibly infinite). */
+static void slab_range(const slabs *S, double lo, double hi, int32_t *t0, int32_t *t1)
+{
+    double a = (lo - (double)S->y0) / (double)S->h, b = (hi - (double)S->y0) / (double)S->h;
+    *t0 = a < 0 ? 0 : a >= S->nslab ? S->nslab - 1 : (int32_t)a;
+    *t1 = b < 0 ? 0 : b >= S->nslab ? S->nslab - 1 : (int32_t)b;
+}
+
+/* Do any edges of x properly cross edges of Y, and what is the smallest
+ * edge distance (only pairs within `reach` are measured)?  Y's edges come
+ * from the slabs an edge of x (grown by reach) meets, edges of x away from
+ * Y's box (grown by reach) meet none: the same pairs as all against all,
+ * some several times. */
+static int cross_and_dist(const un_rings *x, const slabs *Y, un_pt ylo, un_pt yhi, double reach, double *dmin)
+{
+    const un_pt *p = Y->r->pts;
+    int32_t i, j, t, t0, t1, kx;
     for (kx = 0; kx < x->nrings; kx++) {
         int32_t ax = x->start[kx], nx = x->start[kx + 1] - ax;
         for (i = 0; i < nx; i++) {
             un_pt a = x->pts[ax + i], b = x->pts[ax + (i + 1) % nx];
             double lx = (double)(a.x < b.x ? a.x : b.x) - reach, hx = (double)(a.x < b.x ? b.x : a.x) + reach;
             double ly = (double)(a.y < b.y ? a.y : b.y) - reach, hy = (double)(a.y < b.y ? b.y : a.y) + reach;
-            for (ky = 0; ky < y->nrings; ky++) {
-                int32_t ay = y->start[ky], ny = y->start[ky + 1] - ay;
-                for (j = 0; j < ny; j++) {
-                    un_pt c = y->pts[ay + j], d = y->pts[ay + (j + 1) % ny];
+            if (hx < (double)ylo.x || lx > (double)yhi.x || hy < (double)ylo.y || ly > (double)yhi.y) continue;
+            slab_range(Y, ly, hy, &t0, &t1);
+            for (t = t0; t <= t1; t++)
+                for (j = Y->first[t]; j < Y->first[t + 1]; j++) {
+                    un_pt c = p[Y->edge[j]], d = p[Y->next[Y->edge[j]]];
                     double dd;
                     if (((double)c.x < lx && (double)d.x < lx) || ((double)c.x > hx && (double)d.x > hx) ||
                         ((double)c.y < ly && (double)d.y < ly) || ((double)c.y > hy && (double)d.y > hy))
@@ -102,22 +187,28 @@ static int cross_and_dist(const un_rings *x, const un_rings *y, double reach, do
                     dd = seg_seg_dist(a, b, c, d);
                     if (dd < *dmin) *dmin = dd;
                 }
-            }
         }
     }
     return 0;
 }
 
-/* Is some vertex or inner edge sample of x strictly inside y? */
-static int inside_samples(const un_rings *x, const un_rings *y)
+/* Is q strictly inside Y (box ylo..yhi)?  Outside the box it cannot be. */
+static int strictly_inside(const slabs *Y, un_pt ylo, un_pt yhi, un_pt q)
+{
+    if (q.x <= ylo.x || q.x >= yhi.x || q.y <= ylo.y || q.y >= yhi.y) return 0;
+    return slabs_inside(Y, q) == 1;
+}
+
+/* Is some vertex or inner edge sample of x strictly inside Y? */
+static int inside_samples(const un_rings *x, const slabs *Y, un_pt ylo, un_pt yhi)
 {
     int32_t k, i;
     for (k = 0; k < x->nrings; k++) {
         int32_t a = x->start[k], n = x->start[k + 1] - a;
         for (i = 0; i < n; i++) {
             un_pt q;
-            if (point_in_rings(y, x->pts[a + i]) == 1) return 1;
-            if (inner_sample(x->pts[a + i], x->pts[a + (i + 1) % n], &q) && point_in_rings(y, q) == 1)
+            if (strictly_inside(Y, ylo, yhi, x->pts[a + i])) return 1;
+            if (inner_sample(x->pts[a + i], x->pts[a + (i + 1) % n], &q) && strictly_inside(Y, ylo, yhi, q))
                 return 1;
         }
     }
@@ -128,18 +219,32 @@ un_status un_pair_check(un_rings *a, un_rings *b, double margin_units, double re
                         double *distance)
 {
     double d = HUGE_VAL;
+    slabs A, B;
+    un_pt alo, ahi, blo, bhi;
     un_status s;
     *overlapping = 0;
+    *distance = d;
+    /* a polygon without points meets nothing */
+    if (un_rings_npts(a) == 0 || un_rings_npts(b) == 0) return UN_OK;
     /* interior on the left of every ring, as inner_sample expects */
     if ((s = un_rings_orient(a, NULL)) != UN_OK || (s = un_rings_orient(b, NULL)) != UN_OK) return s;
-    if (cross_and_dist(a, b, reach, &d) || inside_samples(a, b) || inside_samples(b, a)) {
-        *overlapping = 1;
-        *distance = 0;
-        return UN_OK;
+    un_rings_bbox(a, &alo, &ahi);
+    un_rings_bbox(b, &blo, &bhi);
+    memset(&A, 0, sizeof A);
+    memset(&B, 0, sizeof B);
+    if ((s = slabs_build(&A, a)) == UN_OK && (s = slabs_build(&B, b)) == UN_OK) {
+        if (cross_and_dist(a, &B, blo, bhi, reach, &d) || inside_samples(a, &B, blo, bhi) ||
+            inside_samples(b, &A, alo, ahi)) {
+            *overlapping = 1;
+            *distance = 0;
+        } else {
+            *distance = d;
+            *overlapping = d < margin_units - 2;
+        }
     }
-    *distance = d;
-    *overlapping = d < margin_units - 2;
-    return UN_OK;
+    slabs_free(&A);
+    slabs_free(&B);
+    return s;
 }
 
 un_status un_geom_overlaps(const un_frings *a, const un_frings *b, double margin, int *overlapping,
@@ -299,94 +404,6 @@ done:
 }
 
 /* ------------------------------------------------- output against shapes */
-
-/* The edges of a polygon's rings in horizontal slabs: slab k lists every
- * edge whose y-range meets it, so a point's tests read only the edges of
- * the slabs around its y (a polygon of 500 edges and 2,000 points took
- * 9 ms with every edge tested; slabs make it linear in practice). */
-typedef struct {
-    const un_rings *r;
-    int64_t  y0, h;        /* slab k covers y0 + k h .. y0 + (k + 1) h */
-    int32_t  nslab;
-    int32_t *first;        /* nslab + 1 offsets into edge */
-    int32_t *edge;         /* point index of each edge's start in r->pts */
-    int32_t *next;         /* per point: the index of the edge's end */
-} slabs;
-
-static int32_t slab_of(const slabs *S, int64_t y)
-{
-    int64_t k = (y - S->y0) / S->h;
-    return k < 0 ? 0 : k >= S->nslab ? S->nslab - 1 : (int32_t)k;
-}
-
-static void slabs_free(slabs *S)
-{
-    free(S->first); free(S->edge); free(S->next);
-}
-
-static un_status slabs_build(slabs *S, const un_rings *r)
-{
-    int32_t n = un_rings_npts(r), k, i, pass;
-    un_pt lo, hi;
-    memset(S, 0, sizeof *S);
-    S->r = r;
-    un_rings_bbox(r, &lo, &hi);
-    S->nslab = n < 1 ? 1 : n > 65536 ? 65536 : n;
-    S->y0 = lo.y;
-    S->h = (hi.y - lo.y) / S->nslab + 1;
-    S->first = (int32_t *)calloc((size_t)S->nslab + 2, sizeof *S->first);
-    S->next = (int32_t *)malloc(((size_t)n + 1) * sizeof *S->next);
-    if (!S->first || !S->next) return UN_ENOMEM;
-    for (k = 0; k < r->nrings; k++)
-        for (i = r->start[k]; i < r->start[k + 1]; i++) S->next[i] = i + 1 < r->start[k + 1] ? i + 1 : r->start[k];
-    /* count, then fill (first[] ends as the starts) */
-    for (pass = 0; pass < 2; pass++) {
-        for (i = 0; i < n; i++) {
-            int64_t ya = r->pts[i].y, yb = r->pts[S->next[i]].y;
-            int32_t a = slab_of(S, ya < yb ? ya : yb), b = slab_of(S, ya < yb ? yb : ya), t;
-            for (t = a; t <= b; t++) {
-                if (pass == 0) S->first[t + 1]++;
-                else S->edge[S->first[t]++] = i;
-            }
-        }
-        if (pass == 0) {
-            for (k = 0; k < S->nslab; k++) S->first[k + 1] += S->first[k];
-            S->edge = (int32_t *)malloc(((size_t)S->first[S->nslab] + 1) * sizeof *S->edge);
-            if (!S->edge) return UN_ENOMEM;
-        }
-    }
-    for (k = S->nslab; k > 0; k--) S->first[k] = S->first[k - 1];
-    S->first[0] = 0;
-    return UN_OK;
-}
-
-/* 1 inside, 0 outside, -1 on the boundary (exact: crossings of the ray
- * to +x, each edge counted as half-open in y). */
-static int slabs_inside(const slabs *S, un_pt q)
-{
-    const un_pt *p = S->r->pts;
-    int32_t t = slab_of(S, q.y), j, in = 0;
-    for (j = S->first[t]; j < S->first[t + 1]; j++) {
-        un_pt a = p[S->edge[j]], b = p[S->next[S->edge[j]]];
-        int o = un_orient(a, b, q);
-        if (o == 0 && (a.x < b.x ? a.x : b.x) <= q.x && q.x <= (a.x < b.x ? b.x : a.x) &&
-            (a.y < b.y ? a.y : b.y) <= q.y && q.y <= (a.y < b.y ? b.y : a.y))
-            return -1;
-        if ((a.y <= q.y) != (b.y <= q.y) && (o > 0) == (b.y > a.y)) in ^= 1;
-    }
-    return in;
-}
-
-/* Is q within reach (grid units) of an edge? */
-static int slabs_near(const slabs *S, un_pt q, double reach)
-{
-    const un_pt *p = S->r->pts;
-    int32_t t0 = slab_of(S, q.y - (int64_t)reach - 1), t1 = slab_of(S, q.y + (int64_t)reach + 1), t, j;
-    for (t = t0; t <= t1; t++)
-        for (j = S->first[t]; j < S->first[t + 1]; j++)
-            if (seg_point_dist(p[S->edge[j]], p[S->next[S->edge[j]]], (double)q.x, (double)q.y) <= reach) return 1;
-    return 0;
-}
 
 /* Does every point of pts[0..m) lie in polygon f or within tol of it? */
 static un_status holds_points(const un_frings *f, const double *pts, int32_t m, double tol, int *ok)
