@@ -83,6 +83,12 @@ static un_status place_annealed(un_engine *E, int32_t p)
         if ((s = try_annealed(E, p, k, o, 0, wlo, whi, &out)) != UN_OK) return s;
         if (out.found) { un_record_place(E, p, k, o, 0, 0, out.t); return UN_OK; }
     }
+    /* a first fill does not shrink: a shrunk island would not make it
+     * complete, and its shrink levels' no-fit polygons (against detailed
+     * islands, most of a failed fill's time on a dense mesh) serve no
+     * later fill; the islands after it still go in at full size, for the
+     * density the next container is estimated from */
+    if (E->fill_stop) return UN_OK;
     /* largest shrink factor (smallest level) that fits */
     while (lo <= hi) {
         int32_t mid = (lo + hi) / 2;
@@ -262,7 +268,9 @@ un_status un_engine_set_scale(un_engine *E, double L)
     double pad, drift = E->drift > 0 ? E->drift : UN_INFLATION_DRIFT;
     if (!(L > 0)) return UN_EINVAL;
     if (L > E->L_infl || L < E->L_infl * (1 - drift)) {
-        double at = E->infl_hint >= L && E->infl_hint * (1 - drift) <= L ? E->infl_hint : L;
+        /* (the hint's range within a rounding: a hint of L / (1 - drift)
+         * must cover L) */
+        double at = E->infl_hint >= L && E->infl_hint * (1 - drift) <= L * (1 + 1e-9) ? E->infl_hint : L;
         /* never wider than the margin of the largest container allowed */
         if (at > un_engine_largest_scale(E) / LARGEST_SCALE_SHARE) at = L;
         /* margin m*L/2 per island, in grid units, plus the slack */

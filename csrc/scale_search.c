@@ -240,6 +240,10 @@ un_status un_pk_start_layout(un_packer *pk, volatile int *cancel)
             grow = FILL_ROOM * scale_at_density(E, fill_density(E, L)) / L;
             pk->lo = L;
             pk->fill_L = L * (grow < FILL_GROW_MIN ? FILL_GROW_MIN : grow > FILL_GROW_MAX ? FILL_GROW_MAX : grow);
+            /* the largest container the islands' inflation holds first: a
+             * fill there reuses every no-fit polygon computed so far, one
+             * beyond inflates again and computes them all anew */
+            if (pk->fill_L > E->L_infl && E->L_infl >= L * FILL_GROW_MIN) pk->fill_L = E->L_infl;
         }
         E->fill_quick = 0;
         if (s != UN_OK && s != UN_ENOFIT) return s;  /* UN_ENOFIT: beyond the grid */
