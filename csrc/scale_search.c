@@ -88,7 +88,7 @@ static double locked_area_inside(const un_packer *pk)
     int32_t i;
     for (i = 0; i < E->nlocked; i++) {
         const un_frings *f = E->locked + i;
-        double lo[2], hi[2];
+        double lo[2] = {HUGE_VAL, HUGE_VAL}, hi[2] = {-HUGE_VAL, -HUGE_VAL};   /* un_frings_bbox widens them */
         if (un_frings_bbox(f, lo, hi) != UN_OK || lo[0] < 0 || lo[1] < 0 || hi[0] > E->tw || hi[1] > E->th)
             continue;
         covered += un_frings_area(f);
