@@ -90,7 +90,14 @@ class PackerSearch:
         ``moves_all`` (every thread's moves), ``rounds`` (migrations of the
         best layout), ``chain_seconds`` (time in moves, summed over the
         threads), ``wall_seconds`` (of the parallel sections) and
-        ``serial_seconds`` (of the migrations)."""
+        ``serial_seconds`` (of the migrations); ``theta_moves``, the rotation
+        moves by kind (all threads and side searches): ``wall`` (an edge on an
+        axis: a candidate), ``neighbour`` (an edge against a touching
+        neighbour's), ``refine`` (a small turn until an edge lies along a
+        neighbour's or a wall) and ``random`` (a random step; also the
+        neighbour and refinement moves that found no edge pair), each
+        ``(proposed, accepted, improved, completed)``: accepted, lowering
+        the cost, and making a layout with every island placed."""
         if self._core is None:   # the power-of-two layout is final
             return {"moves": 0, "layouts": 1, "rejected": 0, "bins": int(np.unique(self._pow2[1]).size)}
         return self._core.stats()

@@ -12,6 +12,7 @@ typedef struct {
     double   *step;           /* 3 per island: adaptive step of theta, r, f */
     un_place *save;           /* placements saved before a move */
     int64_t   moves, accepted;
+    int64_t   theta[UN_THETA_KINDS][UN_THETA_COUNTS];   /* rotation moves by kind (uvnest.h) */
 } un_anneal;
 
 un_status un_anneal_init(un_anneal *A, int32_t n);

@@ -86,15 +86,21 @@ static un_status check_bin(const un_packer *pk, const un_transform *t, int32_t b
 void un_pk_keep_restart_point(un_packer *pk)
 {
     un_engine *E = &pk->E;
+    int32_t k;
     memcpy(pk->best_par, E->par, 3 * (size_t)E->n * sizeof *E->par);
     memcpy(pk->best_seq, E->seq, (size_t)E->n * sizeof *E->seq);
+    for (k = 0; k < E->n; k++) pk->best_contact[k] = E->isl[k].contact[0];
     pk->main_L = E->L;
 }
 
 void un_pk_back_to_restart_point(un_packer *pk)
 {
+    int32_t k;
     memcpy(pk->E.par, pk->best_par, 3 * (size_t)pk->E.n * sizeof *pk->E.par);
     memcpy(pk->E.seq, pk->best_seq, (size_t)pk->E.n * sizeof *pk->E.seq);
+    /* a new version where the angle changed since (or came from another
+     * chain, whose versions are its own) */
+    for (k = 0; k < pk->E.n; k++) un_contact_orient_set(pk->E.isl + k, pk->best_contact[k]);
 }
 
 /* Check layout t (at container L); when it passes, make it the best and

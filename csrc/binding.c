@@ -1003,21 +1003,45 @@ static PyObject *packer_best(PackerObject *self, PyObject *noargs)
     return res;
 }
 
+/* The rotation moves by kind: {kind: (proposed, accepted, improved,
+ * completed)}, the kinds and counts of un_pack_stats.theta. */
+static PyObject *theta_stats(const un_pack_stats *st)
+{
+    static const char *const kinds[UN_THETA_KINDS] = {"wall", "neighbour", "refine", "random"};
+    PyObject *d = PyDict_New();
+    int k;
+    if (!d) return NULL;
+    for (k = 0; k < UN_THETA_KINDS; k++) {
+        const int64_t *c = st->theta[k];
+        PyObject *t = Py_BuildValue("(LLLL)", (long long)c[UN_THETA_PROPOSED], (long long)c[UN_THETA_ACCEPTED],
+                                    (long long)c[UN_THETA_IMPROVED], (long long)c[UN_THETA_COMPLETED]);
+        if (!t || PyDict_SetItemString(d, kinds[k], t) < 0) {
+            Py_XDECREF(t);
+            Py_DECREF(d);
+            return NULL;
+        }
+        Py_DECREF(t);
+    }
+    return d;
+}
+
 static PyObject *packer_stats(PackerObject *self, PyObject *noargs)
 {
     un_pack_stats st;
     un_parallel_stats par;
+    PyObject *theta;
     (void)noargs;
     if (!self->pk) Py_RETURN_NONE;
     un_chains_stats(self->pk, &st, &par);
-    return Py_BuildValue("{s:L,s:L,s:L,s:d,s:d,s:n,s:L,s:L,s:i,s:d,s:d,s:i,s:d,s:i,s:L,s:L,s:d,s:d,s:d}", "moves",
+    if (!(theta = theta_stats(&st))) return NULL;
+    return Py_BuildValue("{s:L,s:L,s:L,s:d,s:d,s:n,s:L,s:L,s:i,s:d,s:d,s:i,s:d,s:i,s:L,s:L,s:d,s:d,s:d,s:N}", "moves",
                          (long long)st.moves, "layouts", (long long)st.layouts, "rejected", (long long)st.rejected,
                          "coverage", st.coverage, "scale", st.scale, "cache_bytes", (Py_ssize_t)st.cache_bytes,
                          "cache_hits", (long long)st.cache_hits, "cache_misses", (long long)st.cache_misses,
                          "annealed", (int)st.annealed, "trying", st.trying, "waste", st.waste, "bins", (int)st.bins,
                          "bins_f", st.bins_f, "chains", (int)par.chains, "moves_all", (long long)par.moves_all,
                          "rounds", (long long)par.rounds, "chain_seconds", par.chain_seconds, "wall_seconds",
-                         par.wall_seconds, "serial_seconds", par.serial_seconds);
+                         par.wall_seconds, "serial_seconds", par.serial_seconds, "theta_moves", theta);
 }
 
 static PyMethodDef packer_methods[] = {

@@ -385,6 +385,7 @@ void un_chains_stats(const un_chains *ch, un_pack_stats *st, un_parallel_stats *
         st->waste = first.waste;
         st->rejected = st->cache_hits = st->cache_misses = 0;
         st->cache_bytes = 0;
+        memset(st->theta, 0, sizeof st->theta);
         for (k = 0; k < ch->n; k++) {
             un_pack_stats c;
             un_packer_stats(ch->chain[k], &c);
@@ -392,6 +393,7 @@ void un_chains_stats(const un_chains *ch, un_pack_stats *st, un_parallel_stats *
             st->cache_bytes += c.cache_bytes;
             st->cache_hits += c.cache_hits;
             st->cache_misses += c.cache_misses;
+            un_pack_stats_add_theta(st, &c);
         }
     }
     if (par) {

@@ -54,6 +54,14 @@ typedef struct {
     double    cand[UN_CANDIDATES]; /* candidate angles (radians, absolute, not
                                     * offsets from base): 4 quarter turns per
                                     * direction (orient.c) */
+    /* contact orientations (neighbour_orient.c): the quarter turns of the
+     * last angle a neighbour or refinement move gave (absolute radians),
+     * and its version.  The no-fit polygon cache keys them by version, so
+     * a version is never reused for another angle: contact_ver only grows
+     * (contact_next is the last one handed out; 2^31 moves of one island
+     * are years of search) and an undone move restores both. */
+    double    contact[4];   /* UN_CONTACT_ORIENTS of them are used (0 or 4) */
+    int32_t   contact_ver, contact_next;
     double    cx, cy;     /* reference point: the shape's bbox centre */
     /* inflated shape on the grid, identity orientation, one per shrink
      * level (0 = full size), for the current inflation epoch */
@@ -62,15 +70,23 @@ typedef struct {
 } un_island;
 
 typedef struct {
-    int32_t nangles;      /* orientations per flip: the grid, then the candidates */
+    int32_t nangles;      /* orientations per flip: the grid, then the candidates,
+                           * then the contact orientations */
     int32_t ngrid;        /* grid angles: angles[0..ngrid) */
     double *angles;       /* the grid: offsets from each island's base angle */
     int32_t flips;        /* 1 or 2 */
 } un_orients;
 
 /* Angle of orientation o = a + nangles * flip: base + angles[a] for a grid
- * angle (a < ngrid), else the island's candidate cand[a - ngrid]. */
+ * angle (a < ngrid), else the island's candidate cand[a - ngrid], or past
+ * the candidates its contact orientation. */
 double  un_orient_angle(const un_orients *os, const un_island *is, int32_t o);
+/* The first contact orientation's index (per flip), or -1 when the
+ * engine has none. */
+int32_t un_orient_contact_first(const un_orients *os);
+/* The version of o's angle for the no-fit polygon cache: the island's
+ * contact version for a contact orientation, else 0 (fixed angles). */
+int32_t un_orient_version(const un_orients *os, const un_island *is, int32_t o);
 /* Island transform for orientation o: a point p (relative to the reference
  * point) maps to R(un_orient_angle) F^flip p. */
 void    un_orient_matrix(const un_orients *os, const un_island *is, int32_t o, double m[4]);
@@ -105,6 +121,7 @@ typedef struct {
     int32_t fi, fk;       /* their flips */
     int32_t da;           /* angle index of k minus that of i, mod nangles */
     int32_t si, sk;       /* shrink levels */
+    int32_t vi, vk;       /* versions of their angles (un_orient_version) */
 } un_nfpkey;
 
 typedef struct {
@@ -241,5 +258,27 @@ un_status un_decode(un_engine *E, int32_t from, double *waste, int *complete);
 un_status un_engine_set_scale(un_engine *E, double L);
 /* The largest L un_engine_set_scale accepts, less a percent. */
 double    un_engine_largest_scale(const un_engine *E);
+
+/* ------------------------------------------------------ neighbour_orient.c */
+
+/* The contact orientations of island `is` back to repeats of its first
+ * candidates, version 0. */
+void      un_contact_orient_reset(un_island *is);
+/* Its contact orientations: the quarter turns of `angle`, under a new
+ * version unless they are those already. */
+void      un_contact_orient_set(un_island *is, double angle);
+/* The angle (in (-pi, pi]) at which an island of flip `flip` runs its edge
+ * of local direction (dx, dy) against world direction w: antiparallel. */
+double    un_align_angle(double dx, double dy, int32_t flip, double w);
+/* The smallest turn (in (-pi/2, pi/2]) that makes direction a parallel to
+ * direction b, either way. */
+double    un_parallel_turn(double a, double b);
+/* Distance between segments a and b (x0, y0, x1, y1); 0 when they cross. */
+double    un_segment_gap(const double a[4], const double b[4]);
+/* An angle for the island at position p (placed) from the current layout:
+ * against a neighbour's edge, or (refine) turned until its edge nearest a
+ * neighbour's or a wall lies parallel to it.  *found = 0 when there is
+ * none (no neighbour, no nearly parallel pair within reach). */
+un_status un_contact_angle(const un_engine *E, int32_t p, int refine, un_rng *g, double *angle, int *found);
 
 #endif /* UVNEST_ENGINE_H */

@@ -16,8 +16,21 @@
 
 double un_orient_angle(const un_orients *os, const un_island *is, int32_t o)
 {
-    int32_t a = o % os->nangles;
-    return a < os->ngrid ? is->base + os->angles[a] : is->cand[a - os->ngrid];
+    int32_t a = o % os->nangles, c = un_orient_contact_first(os);
+    if (a < os->ngrid) return is->base + os->angles[a];
+    return c >= 0 && a >= c ? is->contact[a - c] : is->cand[a - os->ngrid];
+}
+
+int32_t un_orient_contact_first(const un_orients *os)
+{
+    /* the candidates and the contact orientations come together (align) */
+    return UN_CONTACT_ORIENTS > 0 && os->nangles > os->ngrid ? os->ngrid + UN_CANDIDATES : -1;
+}
+
+int32_t un_orient_version(const un_orients *os, const un_island *is, int32_t o)
+{
+    int32_t c = un_orient_contact_first(os);
+    return c >= 0 && o % os->nangles >= c ? is->contact_ver : 0;
 }
 
 int32_t un_orient_key(const un_orients *os, int32_t oi, int32_t ok)

@@ -2,7 +2,7 @@
  * nfpcache.c - a bounded least-recently-used cache of no-fit polygons.
  *
  * Keyed by (fixed island, moving island, their flips, their angle
- * difference, their shrink levels): the no-fit polygon of two islands only
+ * difference, their shrink levels, the versions of contact orientations): the no-fit polygon of two islands only
  * depends on their relative orientation, so it is stored in the fixed
  * island's frame and rotated into place when used.  The memory budget
  * counts the polygons and the bookkeeping; the least recently used entries
@@ -36,9 +36,9 @@ struct un_nfpcache {
 static uint64_t hash_key(const un_nfpkey *k)
 {
     uint64_t h = 1469598103934665603ULL;
-    const int32_t v[7] = {k->i, k->k, k->fi, k->fk, k->da, k->si, k->sk};
+    const int32_t v[9] = {k->i, k->k, k->fi, k->fk, k->da, k->si, k->sk, k->vi, k->vk};
     int32_t j;
-    for (j = 0; j < 7; j++) {
+    for (j = 0; j < 9; j++) {
         h ^= (uint64_t)(uint32_t)v[j];
         h *= 1099511628211ULL;
         h ^= h >> 29;
@@ -49,7 +49,7 @@ static uint64_t hash_key(const un_nfpkey *k)
 static int key_eq(const un_nfpkey *a, const un_nfpkey *b)
 {
     return a->i == b->i && a->k == b->k && a->fi == b->fi && a->fk == b->fk && a->da == b->da &&
-           a->si == b->si && a->sk == b->sk;
+           a->si == b->si && a->sk == b->sk && a->vi == b->vi && a->vk == b->vk;
 }
 
 un_nfpcache *un_nfpcache_new(size_t budget_bytes)

@@ -52,9 +52,10 @@ un_status un_packer_new(const un_pack_options *opt, un_packer **out)
     if (!pk->angles || !pk->E.ws.cache || !pk->E.ws.arr) { un_packer_free(pk); return UN_ENOMEM; }
     memcpy(pk->angles, opt->angles, (size_t)opt->nangles * sizeof *pk->angles);
     pk->opt.angles = pk->angles;
-    /* free rotation (a base angle) adds each island's candidates (orient.c) */
+    /* free rotation (a base angle) adds each island's candidates (orient.c)
+     * and its contact orientations (neighbour_orient.c) */
     pk->E.os.ngrid = opt->nangles;
-    pk->E.os.nangles = opt->nangles + (opt->align ? UN_CANDIDATES : 0);
+    pk->E.os.nangles = opt->nangles + (opt->align ? UN_CANDIDATES + UN_CONTACT_ORIENTS : 0);
     pk->E.os.angles = pk->angles;
     pk->E.os.flips = opt->flip ? 2 : 1;
     /* With one orientation (rotation none, and the as-given search) half
@@ -108,6 +109,7 @@ void un_packer_free(un_packer *pk)
     un_anneal_free(&pk->A);
     free(pk->best);
     free(pk->best_par);
+    free(pk->best_contact);
     free(pk->best_seq);
     free(pk->group);
     free(pk->E.bins.group_bin);
@@ -222,9 +224,17 @@ int un_packer_best(const un_packer *pk, un_transform *out)
     return 1;
 }
 
+void un_pack_stats_add_theta(un_pack_stats *st, const un_pack_stats *more)
+{
+    int32_t a, b;
+    for (a = 0; a < UN_THETA_KINDS; a++)
+        for (b = 0; b < UN_THETA_COUNTS; b++) st->theta[a][b] += more->theta[a][b];
+}
+
 void un_packer_stats(const un_packer *pk, un_pack_stats *st)
 {
     *st = pk->st;
+    memcpy(st->theta, pk->A.theta, sizeof st->theta);
     st->cache_bytes = un_nfpcache_bytes(pk->E.ws.cache);
     st->cache_hits = un_nfpcache_hits(pk->E.ws.cache);
     st->cache_misses = un_nfpcache_misses(pk->E.ws.cache);
@@ -235,6 +245,7 @@ void un_packer_stats(const un_packer *pk, un_pack_stats *st)
         st->cache_bytes += side.cache_bytes;
         st->cache_hits += side.cache_hits;
         st->cache_misses += side.cache_misses;
+        un_pack_stats_add_theta(st, &side);
     }
     st->annealed = pk->E.nanneal;
     st->trying = pk->E.L > 0 ? 1 / pk->E.L : 0;
@@ -300,6 +311,7 @@ void un_packer_adopt(un_packer *pk, const un_packer *from)
      * cannot express); at a fixed scale the restart point is the best */
     if (fixed || from->main_L < pk->main_L) {
         memcpy(pk->best_par, from->best_par, 3 * n * sizeof *pk->best_par);
+        memcpy(pk->best_contact, from->best_contact, n * sizeof *pk->best_contact);
         memcpy(pk->best_seq, from->best_seq, n * sizeof *pk->best_seq);
         pk->main_L = from->main_L;
         /* the next move is a stall's: back to the restart point, hot (the

@@ -45,6 +45,7 @@ struct un_packer {
     int32_t         cap_group, ngrouped;
     un_transform   *best;
     double         *best_par;
+    double         *best_contact; /* per island: its contact orientation then (angle) */
     int32_t        *best_seq;
     un_pack_stats   st;
     un_packer      *side;         /* the side search (see below), or NULL */

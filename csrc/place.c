@@ -39,6 +39,8 @@ static un_status island_nfp(un_engine *E, int32_t i, int32_t oi, int32_t si, int
     key.fi = oi / E->os.nangles; key.fk = ok / E->os.nangles;
     key.da = un_orient_key(&E->os, oi, ok);
     key.si = si; key.sk = sk;
+    key.vi = un_orient_version(&E->os, E->isl + i, oi);
+    key.vk = un_orient_version(&E->os, E->isl + k, ok);
     if ((*out = un_nfpcache_get(E->ws.cache, &key)) != NULL) return UN_OK;
     if ((s = ensure_inflated(E, i, si)) != UN_OK) return s;
     if ((s = ensure_inflated(E, k, sk)) != UN_OK) return s;
@@ -69,6 +71,8 @@ static un_status locked_nfp(un_engine *E, int32_t j, int32_t k, int32_t ok, int3
     key.fi = E->lstep; key.fk = ok / E->os.nangles;
     key.da = ok % E->os.nangles;
     key.si = 0; key.sk = sk;
+    key.vi = 0;
+    key.vk = un_orient_version(&E->os, E->isl + k, ok);
     if ((*out = un_nfpcache_get(E->ws.cache, &key)) != NULL) return UN_OK;
     if ((s = ensure_inflated(E, k, sk)) != UN_OK) return s;
     un_rings_init(&a); un_rings_init(&d); un_rings_init(&infl); un_rings_init(&nfp);

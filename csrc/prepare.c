@@ -121,11 +121,12 @@ static un_status prepare_once(un_packer *pk, double L_est)
     E->pl = (un_place *)calloc((size_t)E->n, sizeof *E->pl);
     pk->best = (un_transform *)calloc((size_t)E->n, sizeof *pk->best);
     pk->best_par = (double *)calloc(3 * (size_t)E->n, sizeof *pk->best_par);
+    pk->best_contact = (double *)calloc((size_t)E->n, sizeof *pk->best_contact);
     pk->best_seq = (int32_t *)calloc((size_t)E->n, sizeof *pk->best_seq);
     E->touch.near_at = (int32_t *)malloc((size_t)E->n * sizeof *E->touch.near_at);
     E->touch.near_to = (int32_t *)malloc((size_t)E->n * sizeof *E->touch.near_to);
     tmp = (int32_t *)malloc((size_t)E->n * sizeof *tmp);
-    if (!E->seq || !E->par || !E->pl || !pk->best || !pk->best_par || !pk->best_seq || !E->touch.near_at ||
+    if (!E->seq || !E->par || !E->pl || !pk->best || !pk->best_par || !pk->best_contact || !pk->best_seq || !E->touch.near_at ||
         !E->touch.near_to || !tmp) {
         free(tmp);
         return UN_ENOMEM;
@@ -233,6 +234,7 @@ un_status un_pk_prepare(un_packer *pk, double L_est)
          * straight edges with their neighbours' */
         is->base = !pk->opt.align ? 0 : E->n == 1 ? min_square_angle(&is->shape) : min_rect_angle(&is->shape);
         if (pk->opt.align && (s = un_orient_candidates(&is->shape, is->base, is->cand)) != UN_OK) break;
+        un_contact_orient_reset(is);
         pk->prep_next = i + 1;
         if (E->cancel && *E->cancel && i + 1 < E->n) s = UN_ECANCELLED;
     }

@@ -175,6 +175,29 @@
 #ifndef ALIGNED_SHARE
 #define ALIGNED_SHARE 0.5
 #endif
+/* Rotation moves (and, in the aligned search, pins) that take the angle at
+ * which one of the island's edges runs against an edge of a neighbour it
+ * touches (NEIGHBOUR_SHARE), or that turn it by at most REFINE_MAX_TURN
+ * until its edge nearest a neighbour or a wall lies along it
+ * (REFINE_SHARE; neighbour_orient.c).  Pieces whose solution has no edge
+ * on an axis (18 of the 201 Terashima pieces) fit only at such angles.
+ * Both write the island's contact orientations (UN_CONTACT_ORIENTS, the
+ * quarter turns of one angle, kept per island); with both shares 0 there
+ * are none and the search is the one before them. */
+#ifndef NEIGHBOUR_SHARE
+#define NEIGHBOUR_SHARE 0.15
+#endif
+#ifndef REFINE_SHARE
+#define REFINE_SHARE 0.1
+#endif
+#define UN_CONTACT_ORIENTS (NEIGHBOUR_SHARE > 0 || REFINE_SHARE > 0 ? 4 : 0)
+/* A refinement turns an island by at most this (radians): a nearly
+ * parallel edge pair, not a new orientation. */
+#define REFINE_MAX_TURN 0.35   /* 20 degrees */
+/* Edges of the neighbours count as touching the island within this many
+ * of its inflation radii plus CONTACT_TOL grid units (the placed islands
+ * lie at least two radii apart, a margin and the slack). */
+#define NEAR_RADII 3
 
 /* ---------------------------------------- placing and filling (decode.c) */
 

@@ -209,6 +209,14 @@ typedef struct {
     int32_t bin;
 } un_transform;
 
+/* The kinds of rotation moves (with rotation any), in un_pack_stats.theta:
+ * an edge on an axis (a candidate), an edge against a neighbour's, a
+ * refinement at contact, a random step; and what is counted of each: moves
+ * proposed, accepted, improving the current layout (lower cost), and
+ * making a complete layout (every island placed: a new best). */
+enum { UN_THETA_WALL, UN_THETA_NEIGHBOUR, UN_THETA_REFINE, UN_THETA_RANDOM, UN_THETA_KINDS };
+enum { UN_THETA_PROPOSED, UN_THETA_ACCEPTED, UN_THETA_IMPROVED, UN_THETA_COMPLETED, UN_THETA_COUNTS };
+
 typedef struct {
     int64_t moves;             /* annealing moves so far */
     int64_t layouts;           /* improving layouts found */
@@ -221,6 +229,9 @@ typedef struct {
     double  waste;             /* share of that container not covered now */
     int32_t bins;              /* targets the best layout uses */
     double  bins_f;            /* sum(U^2) / bins, U each target's share covered */
+    /* rotation moves by kind (main and side searches; in the aligned
+     * search the pins: a random candidate counts as UN_THETA_WALL) */
+    int64_t theta[UN_THETA_KINDS][UN_THETA_COUNTS];
 } un_pack_stats;
 
 un_status un_packer_new(const un_pack_options *opt, un_packer **out);
@@ -246,6 +257,8 @@ un_status un_packer_run(un_packer *pk, int64_t moves, volatile int *cancel, int 
  * returns 0 when there is none yet. */
 int       un_packer_best(const un_packer *pk, un_transform *out);
 void      un_packer_stats(const un_packer *pk, un_pack_stats *st);
+/* Add more's rotation moves (un_pack_stats.theta) to st's. */
+void      un_pack_stats_add_theta(un_pack_stats *st, const un_pack_stats *more);
 
 #ifdef __cplusplus
 }

@@ -644,6 +644,7 @@ static un_nfpkey make_key(int32_t i, int32_t k, int32_t fi, int32_t fk, int32_t 
 {
     un_nfpkey key;
     key.i = i; key.k = k; key.fi = fi; key.fk = fk; key.da = da; key.si = si; key.sk = sk;
+    key.vi = key.vk = 0;
     return key;
 }
 
@@ -661,7 +662,7 @@ static void test_nfpcache_basic(void)
 {
     un_nfpcache *c = un_nfpcache_new(1 << 20);
     const un_nfpval *v = NULL, *w;
-    un_nfpkey keys[8];
+    un_nfpkey keys[10];
     un_rings r;
     int32_t i;
     if (!c) { CHECK(0); return; }
@@ -673,9 +674,14 @@ static void test_nfpcache_basic(void)
     keys[5] = make_key(0, 1, 0, 0, 3, 0, 0);
     keys[6] = make_key(0, 1, 0, 0, 0, 2, 0);
     keys[7] = make_key(-3, 1, 0, 0, 0, 0, 5);
+    /* the versions of contact orientations: another angle at one index */
+    keys[8] = make_key(0, 1, 0, 0, 0, 0, 0);
+    keys[8].vi = 1;
+    keys[9] = make_key(0, 1, 0, 0, 0, 0, 0);
+    keys[9].vk = 1;
     CHECK(un_nfpcache_get(c, keys + 0) == NULL);
     CHECK_EQ(un_nfpcache_misses(c), 1);
-    for (i = 0; i < 8; i++) {
+    for (i = 0; i < 10; i++) {
         tagged_rings(&r, i);
         CHECK_OK(un_nfpcache_put(c, keys + i, &r, &v));
         CHECK_EQ(r.nrings, 0); /* taken over */
@@ -684,12 +690,12 @@ static void test_nfpcache_basic(void)
         un_rings_free(&r);
         un_nfpcache_release(c);
     }
-    for (i = 0; i < 8; i++) {
+    for (i = 0; i < 10; i++) {
         w = un_nfpcache_get(c, keys + i);
         CHECK(w != NULL);
         if (w) CHECK_EQ(w->hi.x, 2 * i + 1);
     }
-    CHECK_EQ(un_nfpcache_hits(c), 8);
+    CHECK_EQ(un_nfpcache_hits(c), 10);
     CHECK(un_nfpcache_bytes(c) > 0);
     un_nfpcache_clear(c);
     CHECK_EQ(un_nfpcache_bytes(c), 0);
