@@ -3,6 +3,7 @@
     python -m tests.bench.turned --seconds 10                  # uvnest and sparrow, turned puzzles
     python -m tests.bench.turned --seconds 10 --given          # the puzzles as given instead
     python -m tests.bench.turned --packers uvnest --seconds 3 --seed 1
+    python -m tests.bench.turned --packers uvnest --seconds 10 --move-kinds  # and the rotation moves by kind
 
 Each piece of each Terashima bin is turned by its own seeded random angle
 (:func:`tests.bench.puzzles.turned_puzzle_models`).  uvnest packs with
@@ -13,6 +14,13 @@ the checker; the score is coverage over the known optimum (an invalid
 layout scores 0).  Prints a Markdown table: per puzzle the pieces and both
 scores, then the medians, the median over puzzles of 6 pieces or fewer, and
 on how many puzzles uvnest is at least as good as sparrow.
+
+``--move-kinds`` packs through ``uvnest.Packer`` (stepped until the same
+time is up) instead of ``uvnest.pack``, to read its ``theta_moves`` stats,
+and prints after the scores the rotation moves by kind summed over the
+puzzles: each kind's share of the rotation moves, and the share of its
+moves accepted, improving the current layout and completing one (a new
+best container).
 """
 from __future__ import annotations
 
@@ -59,14 +67,57 @@ def pack_uvnest(model: Model, seconds: float, seed: int, threads: int) -> PackOu
     return PackOutcome("uvnest", model.name, result.uvs, wall, times=[wall])
 
 
+#: Rotation move kinds and counts of ``Packer.stats["theta_moves"]``.
+MOVE_KINDS = ("wall", "neighbour", "refine", "random")
+MOVE_COUNTS = ("proposed", "accepted", "improved", "completed")
+
+
+def pack_uvnest_counted(model: Model, seconds: float, seed: int, threads: int,
+                        kinds: Dict[str, List[int]]) -> PackOutcome:
+    """Like :func:`pack_uvnest` through ``uvnest.Packer``, stepped until
+    ``seconds`` after the call; adds its rotation moves by kind to ``kinds``
+    (nothing when the build does not report them)."""
+    api = uvnest_api()
+    options = uvnest_options(model, 0.0, seed)
+    t0 = time.perf_counter()
+    packer = api.Packer(model.uvs, model.faces, time_limit=seconds, threads=threads, **options)
+    while not packer.final and time.perf_counter() < t0 + seconds:
+        packer.step(seconds=max(0.0, t0 + seconds - time.perf_counter()))
+    result = packer.best
+    wall = time.perf_counter() - t0
+    for kind, counts in packer.stats.get("theta_moves", {}).items():
+        total = kinds.setdefault(kind, [0] * len(MOVE_COUNTS))
+        for i, c in enumerate(counts):
+            total[i] += int(c)
+    return PackOutcome("uvnest", model.name, result.uvs, wall, times=[wall])
+
+
+def move_kinds_table(kinds: Dict[str, List[int]]) -> str:
+    """Markdown table of the rotation moves by kind: share of all rotation
+    moves, then of the kind's own moves accepted, improving, completing."""
+    if not kinds:
+        return "(this build does not report its rotation moves)"
+    all_moves = sum(kinds[k][0] for k in kinds) or 1
+    lines = ["| kind | moves | share | accepted | improved | completed |", "|---|---|---|---|---|---|"]
+    for kind in MOVE_KINDS:
+        proposed, accepted, improved, completed = kinds.get(kind, [0, 0, 0, 0])
+        per = max(proposed, 1)
+        lines.append(f"| {kind} | {proposed} | {proposed / all_moves:.3f} | {accepted / per:.3f} | "
+                     f"{improved / per:.3f} | {completed / per:.4f} |")
+    return "\n".join(lines)
+
+
 def run(models: List[Model], packers: List[str], seconds: float, seed: int,
-        threads: int = 1) -> Dict[str, Dict[str, float]]:
-    """Scores per model and packer, printed as they come."""
+        threads: int = 1, kinds: Optional[Dict[str, List[int]]] = None) -> Dict[str, Dict[str, float]]:
+    """Scores per model and packer, printed as they come; with ``kinds``
+    uvnest packs through :func:`pack_uvnest_counted` into it."""
     scores: Dict[str, Dict[str, float]] = {}
     for m in models:
         row: Dict[str, float] = {}
         for p in packers:
-            if p == "uvnest":
+            if p == "uvnest" and kinds is not None:
+                out = pack_uvnest_counted(m, seconds, seed, threads, kinds)
+            elif p == "uvnest":
                 out = pack_uvnest(m, seconds, seed, threads)
             else:
                 out = pack_with_sparrow(m, time_limit=seconds, seed=seed)
@@ -104,6 +155,8 @@ def main(argv: Optional[List[str]] = None) -> None:
     ap.add_argument("--given", action="store_true", help="the Terashima puzzles as given, not turned")
     ap.add_argument("--only", default="", help="comma-separated parts of puzzle names to keep")
     ap.add_argument("--threads", type=int, default=1, help="uvnest's threads (default: %(default)s)")
+    ap.add_argument("--move-kinds", action="store_true",
+                    help="pack through uvnest.Packer and report its rotation moves by kind")
     args = ap.parse_args(argv)
     packers = [p for p in args.packers.split(",") if p]
     for p in packers:
@@ -113,9 +166,13 @@ def main(argv: Optional[List[str]] = None) -> None:
               else turned_puzzle_models(seed=args.turn_seed))
     if args.only:
         models = [m for m in models if any(s in m.name for s in args.only.split(","))]
-    scores = run(models, packers, args.seconds, args.seed, args.threads)
+    kinds: Optional[Dict[str, List[int]]] = {} if args.move_kinds else None
+    scores = run(models, packers, args.seconds, args.seed, args.threads, kinds)
     print()
     print(table(models, scores, packers))
+    if kinds is not None:
+        print()
+        print(move_kinds_table(kinds))
 
 
 if __name__ == "__main__":
