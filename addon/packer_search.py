@@ -89,8 +89,10 @@ class PackerSearch:
         use (all threads), tiles used; and the threads' own: ``chains``,
         ``moves_all`` (every thread's moves), ``rounds`` (migrations of the
         best layout), ``chain_seconds`` (time in moves, summed over the
-        threads), ``wall_seconds`` (of the parallel sections) and
-        ``serial_seconds`` (of the migrations); ``theta_moves``, the rotation
+        threads), ``wall_seconds`` (of the parallel sections),
+        ``serial_seconds`` (of the migrations) and ``serial_coverage``
+        (the best coverage of the first thread's search, which takes no
+        migration: the serial search's at the same moves); ``theta_moves``, the rotation
         moves by kind (all threads and side searches): ``wall`` (an edge on an
         axis: a candidate), ``neighbour`` (an edge against a touching
         neighbour's), ``refine`` (a small turn until an edge lies along a

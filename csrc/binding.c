@@ -1034,14 +1034,16 @@ static PyObject *packer_stats(PackerObject *self, PyObject *noargs)
     if (!self->pk) Py_RETURN_NONE;
     un_chains_stats(self->pk, &st, &par);
     if (!(theta = theta_stats(&st))) return NULL;
-    return Py_BuildValue("{s:L,s:L,s:L,s:d,s:d,s:n,s:L,s:L,s:i,s:d,s:d,s:i,s:d,s:i,s:L,s:L,s:d,s:d,s:d,s:N}", "moves",
+    return Py_BuildValue("{s:L,s:L,s:L,s:d,s:d,s:n,s:L,s:L,s:i,s:d,s:d,s:i,s:d,s:i,s:L,s:L,s:d,s:d,s:d,s:d,s:N}",
+                         "moves",
                          (long long)st.moves, "layouts", (long long)st.layouts, "rejected", (long long)st.rejected,
                          "coverage", st.coverage, "scale", st.scale, "cache_bytes", (Py_ssize_t)st.cache_bytes,
                          "cache_hits", (long long)st.cache_hits, "cache_misses", (long long)st.cache_misses,
                          "annealed", (int)st.annealed, "trying", st.trying, "waste", st.waste, "bins", (int)st.bins,
                          "bins_f", st.bins_f, "chains", (int)par.chains, "moves_all", (long long)par.moves_all,
                          "rounds", (long long)par.rounds, "chain_seconds", par.chain_seconds, "wall_seconds",
-                         par.wall_seconds, "serial_seconds", par.serial_seconds, "theta_moves", theta);
+                         par.wall_seconds, "serial_seconds", par.serial_seconds, "serial_coverage",
+                         par.serial_coverage, "theta_moves", theta);
 }
 
 static PyMethodDef packer_methods[] = {

@@ -12,9 +12,15 @@
  * Rounds.  The chains move in rounds of K moves each (K = a couple of
  * stall periods, un_packer_round_moves).  At the end of a round, in the
  * calling thread, the chain with the best layout (the first of equals)
- * hands it to every chain that is worse, and its restart point to every
- * chain whose own search got less far: they go on from there, each with
- * its own random moves.  Rounds end at move counts, never at a time, so a
+ * hands it to every other chain but the first that is worse, and its
+ * restart point to every such chain whose own search got less far: they go
+ * on from there, each with its own random moves.  Chain 0 takes nothing:
+ * it is the serial search, move for move (the serial packer's random
+ * stream, its box layouts), so at equal moves the best of the chains is
+ * never worse than one thread's.  Measured side by side (2 threads, 10 s,
+ * the quick benchmark's 7 models x 3 seeds, docs/performance.md): with
+ * migration into chain 0 the best was below one thread's on 2 of 21, and
+ * without on 1 of 21 (a search slowed by the load), at the same gains.  Rounds end at move counts, never at a time, so a
  * seed, a number of chains and a number of moves decide the layout,
  * however the moves were split into calls (each call hands the chains to
  * the pool's threads, started once at the first start and kept until
@@ -239,13 +245,14 @@ static int32_t best_chain(const un_chains *ch)
     return best;
 }
 
-/* The end of a round: the best chain's layout to the others. */
+/* The end of a round: the best chain's layout to the others but chain 0
+ * (the serial search's trajectory, kept whole). */
 static void migrate(un_chains *ch)
 {
     double t0 = un_clock_seconds();
     int32_t k, best = best_chain(ch);
     for (k = 0; k < ch->n; k++) {
-        if (k != best && !ch->dead[k]) un_packer_adopt(ch->chain[k], ch->chain[best]);
+        if (k > 0 && k != best && !ch->dead[k]) un_packer_adopt(ch->chain[k], ch->chain[best]);
         ch->pos[k] = 0;
     }
     ch->st.rounds++;
@@ -397,7 +404,10 @@ void un_chains_stats(const un_chains *ch, un_pack_stats *st, un_parallel_stats *
         }
     }
     if (par) {
+        un_pack_stats first;
+        un_packer_stats(ch->chain[0], &first);
         *par = ch->st;
+        par->serial_coverage = first.coverage;
         if (ch->n == 1) par->moves_all = st->moves;
     }
 }

@@ -22,6 +22,8 @@ typedef struct {
     double  chain_seconds;    /* time the chains spent in their moves (summed) */
     double  wall_seconds;     /* wall time of the parallel sections */
     double  serial_seconds;   /* wall time of the migrations (no chain runs) */
+    double  serial_coverage;  /* chain 0's best coverage: the serial search's
+                               * at the same moves (it takes no migration) */
 } un_parallel_stats;
 
 /* `threads` chains (at least 1; fewer when the islands are many, see

@@ -52,6 +52,12 @@ from .run import Config, select_models
 #: The issue's targets.
 RATE_TARGET = 1.7
 COVERAGE_SHARE_TARGET = 0.9
+#: Coverages within this relative difference are the same layout's: the
+#: checker sums island areas of the transformed outlines, whose last bits
+#: depend on where a layout lies (terashima1-TA001 at 10 s: 0.9998166659714768
+#: with one thread, ...766 with two, 2 units in the last place).  Counted
+#: as "at least" and reported apart (``below_by_rounding``).
+COVERAGE_ROUNDING = 1e-12
 
 
 @dataclass
@@ -184,9 +190,11 @@ def summarise(results: Sequence[ModelThreads], n: int) -> Dict[str, object]:
     labels = sorted({label for r in ok for label in r.coverage})
     for label in labels:
         pairs = [r.coverage[label] for r in ok if label in r.coverage]
-        at_least = sum(p["N"] >= p["1"] for p in pairs)
+        at_least = sum(p["N"] >= p["1"] * (1 - COVERAGE_ROUNDING) for p in pairs)
+        by_rounding = sum(p["1"] * (1 - COVERAGE_ROUNDING) <= p["N"] < p["1"] for p in pairs)
         gains = [p["N"] / p["1"] - 1 for p in pairs if p["1"] > 0]
         out[f"coverage_{label}"] = {"models": len(pairs), "at_least_serial": at_least,
+                                    "below_by_rounding": by_rounding,
                                     "share": at_least / len(pairs) if pairs else 0.0,
                                     "median_gain": statistics.median(gains) if gains else 0.0,
                                     "target_met": bool(pairs) and at_least >= COVERAGE_SHARE_TARGET * len(pairs)}
@@ -219,7 +227,10 @@ def write_report(results: Sequence[ModelThreads], cfg: "ThreadsConfig", wall: fl
     for key, value in summary.items():
         if key.startswith("coverage_") and isinstance(value, dict):
             lines.append(f"* Coverage at {key.removeprefix('coverage_')}: threads={n} at least threads=1 on "
-                         f"{value['at_least_serial']} of {value['models']} models ({value['share']:.0%}; target "
+                         f"{value['at_least_serial']} of {value['models']} models"
+                         + (f" ({value['below_by_rounding']} of them below by rounding, relative "
+                            f"{COVERAGE_ROUNDING:g} at most)" if value["below_by_rounding"] else "")
+                         + f" ({value['share']:.0%}; target "
                          f"{COVERAGE_SHARE_TARGET:.0%}: {'met' if value['target_met'] else 'NOT met'}), median "
                          f"gain {value['median_gain']:+.2%}.")
     if summary["failed"]:
