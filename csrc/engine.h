@@ -67,6 +67,13 @@ typedef struct {
      * level (0 = full size), for the current inflation epoch */
     un_rings  infl[UN_SHRINK_LEVELS];
     int32_t   infl_epoch[UN_SHRINK_LEVELS];
+    /* an annealed island's coarser view for the no-fit polygons of fillers
+     * around it (no rings: none, the shape serves): it contains the shape,
+     * so fillers kept off it are kept off the shape; inflated like infl[0] */
+    un_frings coarse;
+    un_rings  coarse_infl;
+    int32_t   coarse_epoch;
+    int32_t   filler;     /* placed by the fill, after the annealed islands */
 } un_island;
 
 typedef struct {
@@ -159,6 +166,8 @@ double    un_shrink_factor(int32_t level);
 /* Inflate island `is` at a shrink level for an epoch (no-op if current). */
 un_status un_island_inflate(un_arr *w, un_island *is, int32_t level, int32_t epoch, double q,
                             int64_t radius);
+/* The same for the coarse view, at full size. */
+un_status un_island_inflate_coarse(un_arr *w, un_island *is, int32_t epoch, double q, int64_t radius);
 /* Append the rings of `in` mapped by m (2x2, row-major) and translated by
  * off, rounded to the grid; mirrored rings are reversed. */
 un_status un_rings_transform(const un_rings *in, const double m[4], un_pt off, un_rings *out);

@@ -124,25 +124,27 @@ static un_status hull_sum(un_arr *w, const un_rings *r, const un_rings *disk, un
     return s;
 }
 
-un_status un_island_inflate(un_arr *w, un_island *is, int32_t level, int32_t epoch, double q,
-                            int64_t radius)
+/* Shape src (island units, about the reference point cx, cy) at shrink
+ * factor sigma on the grid, grown by the disk of the given radius, into out
+ * (cleared first). */
+static un_status inflate_frings(un_arr *w, const un_frings *src, double cx, double cy, double sigma, double q,
+                                int64_t radius, un_rings *out)
 {
     un_rings grid;
     un_pt disk[UN_DISK_MAX_SIDES];
     un_rings dk;
     int32_t k, i, nd;
-    double sigma = un_shrink_factor(level);
     un_status s = UN_OK;
-    if (is->infl_epoch[level] == epoch && is->infl[level].nrings) return UN_OK;
+    un_rings_clear(out);
     un_rings_init(&grid);
     un_rings_init(&dk);
-    for (k = 0; k < is->shape.nrings && s == UN_OK; k++) {
-        int32_t a = is->shape.start[k], n = is->shape.start[k + 1] - a;
+    for (k = 0; k < src->nrings && s == UN_OK; k++) {
+        int32_t a = src->start[k], n = src->start[k + 1] - a;
         un_pt *buf = (un_pt *)malloc((size_t)n * sizeof *buf);
         if (!buf) { s = UN_ENOMEM; break; }
         for (i = 0; i < n; i++) {
-            buf[i].x = un_llround((is->shape.xy[2 * (a + i)] - is->cx) * sigma / q);
-            buf[i].y = un_llround((is->shape.xy[2 * (a + i) + 1] - is->cy) * sigma / q);
+            buf[i].x = un_llround((src->xy[2 * (a + i)] - cx) * sigma / q);
+            buf[i].y = un_llround((src->xy[2 * (a + i) + 1] - cy) * sigma / q);
         }
         s = un_rings_add(&grid, buf, n);
         free(buf);
@@ -163,17 +165,35 @@ un_status un_island_inflate(un_arr *w, un_island *is, int32_t level, int32_t epo
         if (s == UN_OK && changed) s = un_rings_copy(&grid, &solid);
         un_rings_free(&solid);
     }
-    if (s == UN_OK) s = un_msum_rings(w, &grid, &dk, 0, &is->infl[level]);
-    if (s == UN_EINTERNAL) s = hull_sum(w, &grid, &dk, &is->infl[level]);
-    if (s == UN_OK && is->infl[level].nrings == 0) {
+    if (s == UN_OK) s = un_msum_rings(w, &grid, &dk, 0, out);
+    if (s == UN_EINTERNAL) s = hull_sum(w, &grid, &dk, out);
+    if (s == UN_OK && out->nrings == 0) {
         /* everything rounded to one point: the disk around it */
         un_pt at = grid.nrings ? grid.pts[0] : (un_pt){0, 0};
         for (i = 0; i < nd; i++) { disk[i].x += at.x; disk[i].y += at.y; }
-        s = un_rings_add(&is->infl[level], disk, nd);
+        s = un_rings_add(out, disk, nd);
     }
-    if (s == UN_OK) is->infl_epoch[level] = epoch;
     un_rings_free(&grid);
     un_rings_free(&dk);
+    return s;
+}
+
+un_status un_island_inflate(un_arr *w, un_island *is, int32_t level, int32_t epoch, double q,
+                            int64_t radius)
+{
+    un_status s;
+    if (is->infl_epoch[level] == epoch && is->infl[level].nrings) return UN_OK;
+    s = inflate_frings(w, &is->shape, is->cx, is->cy, un_shrink_factor(level), q, radius, &is->infl[level]);
+    if (s == UN_OK) is->infl_epoch[level] = epoch;
+    return s;
+}
+
+un_status un_island_inflate_coarse(un_arr *w, un_island *is, int32_t epoch, double q, int64_t radius)
+{
+    un_status s;
+    if (is->coarse_epoch == epoch && is->coarse_infl.nrings) return UN_OK;
+    s = inflate_frings(w, &is->coarse, is->cx, is->cy, 1, q, radius, &is->coarse_infl);
+    if (s == UN_OK) is->coarse_epoch = epoch;
     return s;
 }
 

@@ -85,6 +85,8 @@ void un_packer_free(un_packer *pk)
         un_frings_free(&pk->E.isl[i].outline);
         un_frings_free(&pk->E.isl[i].shape);
         for (l = 0; l < UN_SHRINK_LEVELS; l++) un_rings_free(&pk->E.isl[i].infl[l]);
+        un_frings_free(&pk->E.isl[i].coarse);
+        un_rings_free(&pk->E.isl[i].coarse_infl);
     }
     for (i = 0; i < pk->E.nlocked; i++) un_frings_free(pk->E.locked + i);
     free(pk->E.isl);

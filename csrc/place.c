@@ -25,6 +25,24 @@ static un_status ensure_inflated(un_engine *E, int32_t k, int32_t level)
     return un_island_inflate(E->ws.arr, E->isl + k, level, E->epoch, E->q, E->radius);
 }
 
+/* Island i's inflated shape at level si as the no-fit polygon of island k
+ * around it sees it: the coarse view of an annealed island at full size
+ * when k is a filler (containing the shape: the placement stays exact),
+ * else its shape.  The choice depends on (i, si, k) alone, so the cache's
+ * key holds. */
+static un_status fixed_view(un_engine *E, int32_t i, int32_t si, int32_t k, const un_rings **out)
+{
+    un_island *is = E->isl + i;
+    un_status s;
+    if (si == 0 && E->isl[k].filler && is->coarse.nrings > 0) {
+        s = un_island_inflate_coarse(E->ws.arr, is, E->epoch, E->q, E->radius);
+        *out = &is->coarse_infl;
+        return s;
+    }
+    *out = &is->infl[si];
+    return ensure_inflated(E, i, si);
+}
+
 /* No-fit polygon of island k (orientation ok, shrink sk) around island i
  * (oi, si), in island i's frame. */
 static un_status island_nfp(un_engine *E, int32_t i, int32_t oi, int32_t si, int32_t k, int32_t ok,
@@ -34,6 +52,7 @@ static un_status island_nfp(un_engine *E, int32_t i, int32_t oi, int32_t si, int
     double mi[4], mk[4], rel[4];
     un_pt zero = {0, 0};
     un_rings nfp;
+    const un_rings *fixed;
     un_status s;
     key.i = i; key.k = k;
     key.fi = oi / E->os.nangles; key.fk = ok / E->os.nangles;
@@ -42,7 +61,7 @@ static un_status island_nfp(un_engine *E, int32_t i, int32_t oi, int32_t si, int
     key.vi = un_orient_version(&E->os, E->isl + i, oi);
     key.vk = un_orient_version(&E->os, E->isl + k, ok);
     if ((*out = un_nfpcache_get(E->ws.cache, &key)) != NULL) return UN_OK;
-    if ((s = ensure_inflated(E, i, si)) != UN_OK) return s;
+    if ((s = fixed_view(E, i, si, k, &fixed)) != UN_OK) return s;
     if ((s = ensure_inflated(E, k, sk)) != UN_OK) return s;
     un_orient_matrix(&E->os, E->isl + i, oi, mi);
     un_orient_matrix(&E->os, E->isl + k, ok, mk);
@@ -50,7 +69,7 @@ static un_status island_nfp(un_engine *E, int32_t i, int32_t oi, int32_t si, int
     un_rings_clear(&E->ws.tmp);
     if ((s = un_rings_transform(&E->isl[k].infl[sk], rel, zero, &E->ws.tmp)) != UN_OK) return s;
     un_rings_init(&nfp);
-    s = un_msum_rings(E->ws.arr, &E->isl[i].infl[si], &E->ws.tmp, UN_MSUM_NFP, &nfp);
+    s = un_msum_rings(E->ws.arr, fixed, &E->ws.tmp, UN_MSUM_NFP, &nfp);
     if (s == UN_OK) s = un_nfpcache_put(E->ws.cache, &key, &nfp, out);
     un_rings_free(&nfp);
     return s;

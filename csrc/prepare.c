@@ -216,6 +216,12 @@ un_status un_pk_prepare(un_packer *pk, double L_est)
         if (s == UN_OK && i >= E->nanneal && un_frings_area(&is->shape) > HULL_WASTE_MAX * is->area)
             s = un_simplify_pieces(&is->outline, tol, VERTS_FILLED, MAX_PIECES, min_hole, &is->shape, NULL,
                                    E->cancel);
+        /* fillers meet an island of many vertices as a coarser view of
+         * its shape (containing it) */
+        is->filler = i >= E->nanneal;
+        if (s == UN_OK && i < E->nanneal && un_frings_npts(&is->shape) > VERTS_FILLER_VIEW)
+            s = un_simplify_pieces(&is->shape, tol, VERTS_FILLER_VIEW, MAX_PIECES, min_hole, &is->coarse, NULL,
+                                   E->cancel);
         if (s != UN_OK) break;
         /* an outline without area (a segment, a point, a needle strip
          * thinner than its coordinates' rounding) simplifies to nothing:

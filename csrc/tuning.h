@@ -60,6 +60,11 @@
 #define VERTS_ANNEALED_MIN 48
 #define VERTS_ANNEALED_MAX 256
 #define VERTS_FILLED 24
+/* Annealed islands of more vertices meet the fillers as a coarser view of
+ * this many (a no-fit polygon of a filler around an annealed island costs
+ * about the product of their vertices, and fillers make most of them; on a
+ * dense mesh, 256-vertex islands, most of the first layout's time). */
+#define VERTS_FILLER_VIEW 64
 /* Fillers pack as their hulls up to this times their area; beyond, their
  * pockets and holes (L and U shapes, frames, rings) are worth the
  * arrangements, since smaller islands nest in them. */
