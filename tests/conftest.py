@@ -11,6 +11,8 @@ from typing import Any, Generator
 
 import pytest
 
+from tests.background import JOBS_KEY, Jobs
+
 #: Skip reasons (prefixes) that mean "a required peer or asset is missing".
 PEER_SKIP_MARKERS = ("real Blender", "homedecor corpus unavailable")
 
@@ -25,3 +27,36 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]) -> 
     if any(marker in reason for marker in PEER_SKIP_MARKERS):
         report.outcome = "failed"
         report.longrepr = f"UVNEST_REQUIRE_PEERS=1 and a required peer is missing: {reason}"
+
+
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list) -> None:
+    """Tests whose work runs in the background (tests/background.py) go
+    last, so the serial tests run while their work does."""
+    items[:] = ([i for i in items if i.get_closest_marker("background") is None]
+                + [i for i in items if i.get_closest_marker("background") is not None])
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Start the selected background tests' work, module by module."""
+    marked: dict = {}
+    for item in session.items:
+        if item.get_closest_marker("background") is not None:
+            marked.setdefault(item.module, []).append(item)
+    if not marked or session.config.option.collectonly:
+        return
+    jobs = Jobs()
+    session.config.stash[JOBS_KEY] = jobs
+    for module, items in marked.items():
+        module.start_background(jobs, items)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    jobs = session.config.stash.get(JOBS_KEY, None)
+    if jobs is not None:
+        jobs.close()
+
+
+@pytest.fixture(scope="session")
+def background_jobs(request: pytest.FixtureRequest) -> Jobs:
+    """The session's background work (see tests/background.py)."""
+    return request.config.stash[JOBS_KEY]

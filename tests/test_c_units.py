@@ -49,6 +49,8 @@ from typing import NamedTuple, Tuple
 
 import pytest
 
+from tests.background import nice_command
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CSRC = os.path.join(ROOT, "csrc")
 TESTS = os.path.join(ROOT, "tests", "csrc")
@@ -83,11 +85,14 @@ def program_files():
     return sorted(glob.glob(os.path.join(TESTS, "test_*.c")))
 
 
-def _run(cmd, timeout=300, env=None):
+def _run(cmd, timeout=900, env=None):
+    """``cmd`` at the lowest priority (it runs in the background); the
+    timeout only guards against a hang, and allows for the wait of a
+    nice-19 process behind the serial tests."""
     e = dict(os.environ)
     if env:
         e.update(env)
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=e)
+    return subprocess.run(nice_command(cmd), capture_output=True, text=True, timeout=timeout, env=e)
 
 
 def _compile(src, obj, flags):
@@ -143,19 +148,6 @@ class Build:
         return exe
 
 
-@pytest.fixture(scope="module")
-def builds(tmp_path_factory):
-    root = str(tmp_path_factory.mktemp("c_units"))
-    cache = {}
-
-    def get(name):
-        if name not in cache:
-            cache[name] = Build(name, CONFIGS[name], root)
-        return cache[name]
-
-    return get
-
-
 #: The programs whose code the fallback arithmetic changes (the predicates
 #: and the arrangement built on them); the others run with __int128 only.
 FALLBACK_PROGRAMS = ("test_exact.c", "test_arrange.c")
@@ -176,7 +168,7 @@ class Run(NamedTuple):
     variant: str
     extra: Tuple[str, ...] = ()
     args: Tuple[str, ...] = ()
-    timeout: int = 600
+    timeout: int = 1800
 
 
 def program_params():
@@ -213,7 +205,7 @@ def oom_run(program, shard):
 
 def fuzz_run(variant, seed, inputs):
     return Run("asan", "fuzz_core.c", variant, ("fuzz_main.c",), ("--random", str(inputs), "--seed", str(seed)),
-               timeout=900)
+               timeout=2700)
 
 
 def run_of(item):
@@ -238,28 +230,34 @@ def _execute(build, run):
         return e
 
 
-@pytest.fixture(scope="module")
-def runs(builds, request):
-    """The outcome of a run.  The first test of a build starts every selected
-    run of that build at once, one per core, and each test then reports its
-    own (the programs measure CPU time, not wall time)."""
-    done = {}
+def _execute_when_built(build, run):
+    return _execute(build.result(), run)
 
-    def get(run):
-        if run not in done:
-            batch = [run]
-            for other in map(run_of, request.session.items):
-                if other is not None and other.config == run.config and other not in done and other not in batch:
-                    batch.append(other)
-            b = builds(run.config)
-            with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as ex:
-                for r, outcome in zip(batch, ex.map(lambda r: _execute(b, r), batch)):
-                    done[r] = outcome
-        if isinstance(done[run], BaseException):
-            raise done[run]
-        return done[run]
 
-    return get
+def start_background(jobs, items):
+    """Start every selected build and run (tests/background.py): a build
+    compiles on a background thread, then its runs start, one per core, at
+    the lowest priority; each test then reports its own run (the programs
+    measure CPU time, not wall time)."""
+    root = jobs.temporary_directory("uvnest-c-units-")
+    wanted = {}
+    for item in items:
+        run = run_of(item)
+        config = run.config if run is not None else "O2"   # the warning-free check reads the O2 build
+        wanted.setdefault(config, [])
+        if run is not None and run not in wanted[config]:
+            wanted[config].append(run)
+    for config, runs in wanted.items():
+        build = jobs.in_thread(("build", config), Build, config, CONFIGS[config], root)
+        for run in sorted(runs, key=lambda r: not r.args):   # the long ones (with arguments) first
+            jobs.in_thread(run, _execute_when_built, build, run)
+
+
+def _outcome(jobs, run):
+    outcome = jobs.result(run)
+    if isinstance(outcome, BaseException):
+        raise outcome
+    return outcome
 
 
 def _assert_passed(r, label):
@@ -268,45 +266,49 @@ def _assert_passed(r, label):
         pytest.fail(f"{label} exited with {r.returncode}:\n{out[-20000:]}", pytrace=False)
 
 
+@pytest.mark.background
 @pytest.mark.parametrize("program, config, variant", program_params())
-def test_c_unit_program(program, config, variant, runs):
-    _assert_passed(runs(Run(config, program, variant)), f"{program} [{config}, {variant}]")
+def test_c_unit_program(program, config, variant, background_jobs):
+    _assert_passed(_outcome(background_jobs, Run(config, program, variant)), f"{program} [{config}, {variant}]")
 
 
 @pytest.mark.slow
+@pytest.mark.background
 @pytest.mark.parametrize("program, shard", [(os.path.basename(p), shard) for p in program_files()
                                             if os.path.basename(p).startswith(OOM)
                                             for shard in range(1, OOM_SHARDS + 1)])
-def test_allocation_failures(program, shard, runs):
+def test_allocation_failures(program, shard, background_jobs):
     """Allocation-failure injection under ASan (see tests/csrc/oom.h):
     shard ``shard`` of the allocations of every scenario fails in turn."""
-    r = runs(oom_run(program, shard))
+    r = _outcome(background_jobs, oom_run(program, shard))
     _assert_passed(r, f"{program} [asan, shard {shard}/{OOM_SHARDS}]")
     assert f"shard {shard} of {OOM_SHARDS}" in r.stdout
 
 
+@pytest.mark.background
 @pytest.mark.parametrize("variant, seed, inputs", [
     pytest.param("int128", 3, FUZZ_SHORT, id="int128-short"),
     pytest.param("int128", 1, FUZZ_LONG, marks=pytest.mark.slow, id="int128-long"),
     pytest.param("fallback", 2, FUZZ_LONG, marks=pytest.mark.slow, id="fallback-long"),
 ])
-def test_fuzz_target(variant, seed, inputs, runs):
+def test_fuzz_target(variant, seed, inputs, background_jobs):
     """The fuzz target under ASan/UBSan on seeded random inputs (a
     different seed per run).  A broken promise aborts, and the last
     line names the input (``fuzz_main --save`` writes it to a file)."""
-    r = runs(fuzz_run(variant, seed, inputs))
+    r = _outcome(background_jobs, fuzz_run(variant, seed, inputs))
     if r.returncode != 0 or " 0 failed" not in r.stdout:
         pytest.fail(f"fuzz_core [{variant}, seed {seed}] exited with {r.returncode}:\n"
                     f"{(r.stdout + r.stderr).strip()[-6000:]}", pytrace=False)
     assert f"{inputs} random inputs" in r.stdout
 
 
+@pytest.mark.background
 @pytest.mark.parametrize("src", [os.path.basename(p) for p in library_sources()])
-def test_library_file_compiles_warning_free(src, builds):
+def test_library_file_compiles_warning_free(src, background_jobs):
     """Each core file on its own with -Wall -Wextra -Werror -pedantic -O2,
     as the O2 build compiles it (exact.c also with -DUN_NO_INT128)."""
     path = os.path.join(CSRC, src)
-    errors = builds("O2").errors
+    errors = background_jobs.result(("build", "O2")).errors
     assert path not in errors, errors[path] if path in errors else ""
 
 

@@ -12,11 +12,9 @@ inputs of 1 to 300 islands.  ``python -m tests.test_fuzz FIRST COUNT
 """
 from __future__ import annotations
 
-import multiprocessing
 import sys
 import time
 from collections import Counter
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Optional, Tuple
 
@@ -73,37 +71,60 @@ def run_seeds(first: int, count: int, max_islands: int, report: bool = False, th
     return counts, failures, time.perf_counter() - t0
 
 
-def _chunk(args: Tuple[int, int, int]):
-    """:func:`run_seeds` on one chunk, one thread (a pool process's work)."""
-    first, count, max_islands = args
-    counts, failures, _ = run_seeds(first, count, max_islands, threads=1)
+def _outcomes(first: int, count: int, max_islands: int, threads: Optional[int]):
+    """:func:`run_seeds`'s counts and failures (a background process's work)."""
+    counts, failures, _ = run_seeds(first, count, max_islands, threads=threads)
     return counts, failures
 
 
-def _assert_clean(first: int, count: int, max_islands: int, processes: int = 1) -> None:
-    """Every input valid or cannot-fit; with ``processes`` > 1 the seeds are
-    split between that many processes, each packing on one thread."""
-    if processes > 1:
-        step = -(-count // (4 * processes))   # a few chunks per process, for balance
-        chunks = [(s, min(step, first + count - s), max_islands) for s in range(first, first + count, step)]
-        counts, failures = Counter(), []
-        with ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("spawn")) as pool:
-            for c, f in pool.map(_chunk, chunks):
-                counts.update(c)
-                failures += f
-    else:
-        counts, failures, _ = run_seeds(first, count, max_islands)
-    assert not failures, f"{len(failures)} of {count} inputs failed ({dict(counts)}): " + " | ".join(
+#: The runs: (first seed, inputs, most islands, the packer's threads: None
+#: for every core).  The long run goes in chunks of one thread each, which
+#: the background pool spreads over the cores.
+SMALL = (0, 200, 12, None)
+LONG = (100000, 2000, 300, 1)
+LONG_CHUNKS = 8
+
+
+def _chunks(run: Tuple[int, int, int, Optional[int]], parts: int):
+    first, count, max_islands, threads = run
+    step = -(-count // parts)
+    return [(s, min(step, first + count - s), max_islands, threads) for s in range(first, first + count, step)]
+
+
+def _runs_of(name: str):
+    return _chunks(LONG, LONG_CHUNKS) if name.startswith("test_fuzz_two_thousand") else [SMALL]
+
+
+def start_background(jobs, items) -> None:
+    """Start the selected tests' inputs in the background pool
+    (tests/background.py): packing is bounded by iterations, never by time."""
+    for item in items:
+        for chunk in _runs_of(item.name):
+            jobs.in_process(("fuzz",) + chunk, _outcomes, *chunk)
+
+
+def _assert_clean(jobs, name: str) -> None:
+    """Every input of the test's runs valid or cannot-fit."""
+    counts, failures, total = Counter(), [], 0
+    for chunk in _runs_of(name):
+        c, f = jobs.result(("fuzz",) + chunk)
+        counts.update(c)
+        failures += f
+        total += chunk[1]
+    assert sum(counts.values()) == total
+    assert not failures, f"{len(failures)} of {total} inputs failed ({dict(counts)}): " + " | ".join(
         f"seed {s}: {o}: {d} ({c})" for s, o, d, c in failures[:5])
 
 
-def test_fuzz_small_inputs_give_valid_layouts_or_cannot_fit():
-    _assert_clean(0, 200, 12)
+@pytest.mark.background
+def test_fuzz_small_inputs_give_valid_layouts_or_cannot_fit(background_jobs):
+    _assert_clean(background_jobs, "test_fuzz_small_inputs_give_valid_layouts_or_cannot_fit")
 
 
 @pytest.mark.slow
-def test_fuzz_two_thousand_inputs_give_valid_layouts_or_cannot_fit():
-    _assert_clean(100000, 2000, 300, processes=uvnest.cpu_cores())
+@pytest.mark.background
+def test_fuzz_two_thousand_inputs_give_valid_layouts_or_cannot_fit(background_jobs):
+    _assert_clean(background_jobs, "test_fuzz_two_thousand_inputs_give_valid_layouts_or_cannot_fit")
 
 
 if __name__ == "__main__":

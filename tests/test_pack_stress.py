@@ -4,7 +4,7 @@ shapely checker: a short smoke run and the long stress run (slow)."""
 from __future__ import annotations
 
 import sys
-import time
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -131,16 +131,37 @@ def test_random_layouts_smoke():
     assert counts["valid"] > 20
 
 
+#: The stress run's seeds, in chunks the background pool spreads over the
+#: cores (tests/background.py): packing is bounded by iterations, never by
+#: time.
+STRESS_FIRST = 10_000
+STRESS_CHUNKS = 8
+
+
+def _stress_chunks():
+    step = -(-STRESS_CASES // STRESS_CHUNKS)
+    return [range(s, min(s + step, STRESS_FIRST + STRESS_CASES))
+            for s in range(STRESS_FIRST, STRESS_FIRST + STRESS_CASES, step)]
+
+
+def start_background(jobs, items) -> None:
+    for seeds in _stress_chunks():
+        jobs.in_process(("stress", seeds.start), _stress, seeds)
+
+
 @pytest.mark.slow
-def test_random_layouts_stress():
+@pytest.mark.background
+def test_random_layouts_stress(background_jobs):
     """Thousands of random small problems (concave, holed, tiny and huge
     islands, margins 0 to 0.2, every rotation, flip and shape mode, locked
     islands, odd targets, padding): every layout valid, the engine never
     rejecting one of its own, and 'cannot fit' only where no room is left."""
-    t0 = time.perf_counter()
-    failures, counts = _stress(range(10_000, 10_000 + STRESS_CASES))
-    took = time.perf_counter() - t0
-    print(f"stress: {STRESS_CASES} cases in {took:.1f} s: {counts}")
+    failures, counts = [], Counter()
+    for seeds in _stress_chunks():
+        f, c = background_jobs.result(("stress", seeds.start))
+        failures += f
+        counts.update(c)
+    print(f"stress: {STRESS_CASES} cases: {dict(counts)}")
     assert not failures, f"{len(failures)} failing cases:\n" + "\n".join(failures[:20])
     assert counts["impossible"] > 0 and counts["valid"] + counts["impossible"] == STRESS_CASES
     assert counts["flipped"] > 0
