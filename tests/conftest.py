@@ -3,6 +3,9 @@
 With ``UVNEST_REQUIRE_PEERS=1`` (set by ``.ci/run``) a test skipped because
 real Blender or the homedecor corpus could not be fetched fails instead: CI
 must not pass without the peers and assets the issues name.
+
+Tests marked ``background`` have their work started right after collection,
+at the lowest CPU priority, and run last (tests/background.py).
 """
 from __future__ import annotations
 

@@ -21,7 +21,9 @@ threaded search (tests/csrc/test_threads*.c) also run in a third build,
 slow"``) runs every program but the allocation-failure ones once in each
 build, and the fuzz target (tests/csrc/fuzz_core.c with the plain driver
 fuzz_main.c) on a few hundred seeded random inputs under ASan/UBSan.  The
-runs of a build go one per core.  The slow tier adds:
+builds and runs are background work (tests/background.py): they start
+when collection ends, one per core at the lowest priority, while the
+serial tests run, and each test reports its own run at the end.  The slow tier adds:
 
 * the portable fallback arithmetic (exact.c compiled with
   ``-DUN_NO_INT128``, the only file that reads it) for the programs whose

@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 import sys
 from pathlib import Path
+from typing import List, Tuple
 
 import numpy as np
 import pytest
@@ -135,47 +136,67 @@ def _interlocking_jigsaw(seed: int, cells: int = 3, quarter_turned: bool = False
 JIGSAW_MOVES = 3000
 
 
-def _assembled_jigsaws(rotation: str, quarter_turned: bool = False) -> list:
-    """The six interlocking jigsaws packed at margin 0 in JIGSAW_MOVES moves:
-    their best layouts, each checked valid."""
-    results = []
-    for seed in range(6):
-        uvs, faces = _interlocking_jigsaw(seed, quarter_turned=quarter_turned)
-        packer = uvnest.Packer(uvs, faces, margin=0.0, rotation=rotation, seed=0)
-        packer.step(seconds=None, iterations=JIGSAW_MOVES)
-        assert_valid(packer.best, uvs, faces, margin=0.0, rotation=rotation)
-        assert packer.stats["rejected"] == 0
-        results.append(packer.best)
-    return results
+def _assembled_jigsaw(seed: int, rotation: str, quarter_turned: bool) -> Tuple[float, List[float]]:
+    """Interlocking jigsaw ``seed`` packed at margin 0 in JIGSAW_MOVES moves
+    and checked valid: its coverage and its islands' rotations (a
+    background process's work)."""
+    uvs, faces = _interlocking_jigsaw(seed, quarter_turned=quarter_turned)
+    packer = uvnest.Packer(uvs, faces, margin=0.0, rotation=rotation, seed=0)
+    packer.step(seconds=None, iterations=JIGSAW_MOVES)
+    assert_valid(packer.best, uvs, faces, margin=0.0, rotation=rotation)
+    assert packer.stats["rejected"] == 0
+    return packer.best.coverage, [t.rotation for t in packer.best.transforms]
+
+
+#: The jigsaw tests' (rotation, quarter_turned); each packs seeds 0 to 5.
+JIGSAW_TESTS = {"test_interlocking_jigsaws_are_assembled": ("none", False),
+                "test_quarter_turned_jigsaws_are_assembled": ("90", True)}
+JIGSAW_SEEDS = range(6)
+
+
+def start_background(jobs, items) -> None:
+    """Pack the selected tests' jigsaws in the background pool
+    (tests/background.py): they are bounded by moves, never by time."""
+    for item in items:
+        for seed in JIGSAW_SEEDS:
+            jobs.in_process(("jigsaw", seed, *JIGSAW_TESTS[item.name]), _assembled_jigsaw, seed,
+                            *JIGSAW_TESTS[item.name])
+
+
+def _assembled_jigsaws(jobs, test: str) -> list:
+    """The six jigsaws of ``test``: (coverage, rotations) each."""
+    return [jobs.result(("jigsaw", seed, *JIGSAW_TESTS[test])) for seed in JIGSAW_SEEDS]
 
 
 @pytest.mark.slow
-def test_interlocking_jigsaws_are_assembled():
+@pytest.mark.background
+def test_interlocking_jigsaws_are_assembled(background_jobs):
     """Pieces with tabs and sockets (rotation none) go together only where
     each one is hugged on every side.  The contact search (every island at
     the vertex of its collision-free regions where it touches the most,
     annealing the sequence only) assembles 5 of these 6 (0.999 or more);
     the (theta, r, f) search alone, the build before it, left all 6 at 0.79
     to 0.84 in as many moves."""
-    coverages = [res.coverage for res in _assembled_jigsaws("none")]
+    coverages = [c for c, _ in _assembled_jigsaws(background_jobs, "test_interlocking_jigsaws_are_assembled")]
     print("interlocking jigsaw coverages", np.round(coverages, 4))
     assert sum(c >= 0.99 for c in coverages) >= 5, coverages
 
 
 @pytest.mark.slow
-def test_quarter_turned_jigsaws_are_assembled():
+@pytest.mark.background
+def test_quarter_turned_jigsaws_are_assembled(background_jobs):
     """Interlocking pieces each given in a random quarter turn of the way
     they fit, packed with rotation 90: the contact search takes each piece
     at the quarter turn where it touches the most.  It assembles 3 of these
     6 (0.99 or more; the others reach 0.89 to 0.91) in 3000 moves; the
     build before it, with no contact search for rotation 90, none (0.79 to
     0.83)."""
-    results = _assembled_jigsaws("90", quarter_turned=True)
-    coverages = [res.coverage for res in results]
+    results = _assembled_jigsaws(background_jobs, "test_quarter_turned_jigsaws_are_assembled")
+    coverages = [c for c, _ in results]
     print("quarter-turned jigsaw coverages", np.round(coverages, 4))
     assert sum(c >= 0.99 for c in coverages) >= 3, coverages
     # assembled, the pieces are turned back by quarter turns
-    turns = [t.rotation for res in results if res.coverage >= 0.99 for t in res.transforms]
+    turns = [r for c, rotations in results if c >= 0.99 for r in rotations]
     quarters = np.asarray(turns) / (0.5 * math.pi)
     assert np.allclose(quarters, np.round(quarters), atol=1e-9), turns
 
