@@ -294,7 +294,10 @@ int main(int argc, char **argv)
         const pack_case fixed_all = {&fixed_o, fixed, 4, group, locked, 1, 20, ARM_ALL};
         const pack_case fixed_filled = {&filled_o, fixed, 4, group, locked, 1, 20, ARM_ALL};
         const pack_case box_all = {&box_o, box, 3, NULL, NULL, 0, 5, ARM_ALL};
-        const pack_case wide_start = {&wide_o, corners, 4, NULL, NULL, 0, 5, ARM_ALL};
+        /* no moves after the rescued start: the rescue is what this one
+         * adds, and the moves ("pack fit: run") would double its 4,900
+         * allocations, the failures of which cost the square of the count */
+        const pack_case wide_start = {&wide_o, corners, 4, NULL, NULL, 0, 0, ARM_ALL};
         const pack_case contact_moves = {&contact_o, fit, 2, NULL, NULL, 0, 40, ARM_RUN};
         const pack_case turns_moves = {&turns_o, fit, 2, NULL, NULL, 0, 40, ARM_RUN};
         const oom_scenario all[] = {{"pack fit: start again after a failed start", run_fit_restart, fit},
