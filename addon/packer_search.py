@@ -98,8 +98,10 @@ class PackerSearch:
         neighbour's), ``refine`` (a small turn until an edge lies along a
         neighbour's or a wall) and ``random`` (a random step; also the
         neighbour and refinement moves that found no edge pair), each
-        ``(proposed, accepted, improved, completed)``: accepted, lowering
-        the cost, and making a layout with every island placed."""
+        ``(proposed, accepted, improved, completed, no_pair)``: accepted,
+        lowering the cost, making a layout with every island placed, and
+        (neighbour and refine) tried but without an edge pair, so run as a
+        random step (a random pin in the aligned search)."""
         if self._core is None:   # the power-of-two layout is final
             return {"moves": 0, "layouts": 1, "rejected": 0, "bins": int(np.unique(self._pow2[1]).size)}
         return self._core.stats()

@@ -186,6 +186,7 @@ un_status un_anneal_move(un_engine *E, un_anneal *A, un_rng *g, int *complete)
             kind = pin_kind(&E->os, g);
             if (kind != UN_THETA_WALL) s = contact_orientation(E, p, kind, g, &undo, &o);
             if (o < 0) {
+                if (kind != UN_THETA_WALL) A->theta[kind][UN_THETA_NO_PAIR]++;   /* a random pin */
                 kind = UN_THETA_WALL;
                 o = un_rng_below(g, no);
             }
@@ -208,7 +209,10 @@ un_status un_anneal_move(un_engine *E, un_anneal *A, un_rng *g, int *complete)
         if (j == 0) kind = theta_kind(&E->os, g);
         if (kind == UN_THETA_WALL) o = aligned_orientation(&E->os, g);
         else if (kind == UN_THETA_NEIGHBOUR || kind == UN_THETA_REFINE) s = contact_orientation(E, p, kind, g, &undo, &o);
-        if (o < 0 && kind >= 0) kind = UN_THETA_RANDOM;   /* no contact orientation: a step */
+        if (o < 0 && (kind == UN_THETA_NEIGHBOUR || kind == UN_THETA_REFINE)) {
+            A->theta[kind][UN_THETA_NO_PAIR]++;   /* no edge pair: a random step */
+            kind = UN_THETA_RANDOM;
+        }
         if (o >= 0) E->par[3 * k] = ((double)o + 0.5) / no;
         else E->par[3 * k + j] = wrap(old + A->step[3 * k + j] * (2 * un_rng_unit(g) - 1));
         from = p;

@@ -1004,7 +1004,7 @@ static PyObject *packer_best(PackerObject *self, PyObject *noargs)
 }
 
 /* The rotation moves by kind: {kind: (proposed, accepted, improved,
- * completed)}, the kinds and counts of un_pack_stats.theta. */
+ * completed, no_pair)}, the kinds and counts of un_pack_stats.theta. */
 static PyObject *theta_stats(const un_pack_stats *st)
 {
     static const char *const kinds[UN_THETA_KINDS] = {"wall", "neighbour", "refine", "random"};
@@ -1013,8 +1013,9 @@ static PyObject *theta_stats(const un_pack_stats *st)
     if (!d) return NULL;
     for (k = 0; k < UN_THETA_KINDS; k++) {
         const int64_t *c = st->theta[k];
-        PyObject *t = Py_BuildValue("(LLLL)", (long long)c[UN_THETA_PROPOSED], (long long)c[UN_THETA_ACCEPTED],
-                                    (long long)c[UN_THETA_IMPROVED], (long long)c[UN_THETA_COMPLETED]);
+        PyObject *t = Py_BuildValue("(LLLLL)", (long long)c[UN_THETA_PROPOSED], (long long)c[UN_THETA_ACCEPTED],
+                                    (long long)c[UN_THETA_IMPROVED], (long long)c[UN_THETA_COMPLETED],
+                                    (long long)c[UN_THETA_NO_PAIR]);
         if (!t || PyDict_SetItemString(d, kinds[k], t) < 0) {
             Py_XDECREF(t);
             Py_DECREF(d);

@@ -213,9 +213,12 @@ typedef struct {
  * an edge on an axis (a candidate), an edge against a neighbour's, a
  * refinement at contact, a random step; and what is counted of each: moves
  * proposed, accepted, improving the current layout (lower cost), and
- * making a complete layout (every island placed: a new best). */
+ * making a complete layout (every island placed: a new best); and of the
+ * neighbour and refinement moves, those that found no edge pair (they ran
+ * as random steps, counted there). */
 enum { UN_THETA_WALL, UN_THETA_NEIGHBOUR, UN_THETA_REFINE, UN_THETA_RANDOM, UN_THETA_KINDS };
-enum { UN_THETA_PROPOSED, UN_THETA_ACCEPTED, UN_THETA_IMPROVED, UN_THETA_COMPLETED, UN_THETA_COUNTS };
+enum { UN_THETA_PROPOSED, UN_THETA_ACCEPTED, UN_THETA_IMPROVED, UN_THETA_COMPLETED, UN_THETA_NO_PAIR,
+       UN_THETA_COUNTS };
 
 typedef struct {
     int64_t moves;             /* annealing moves so far */

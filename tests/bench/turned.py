@@ -69,7 +69,7 @@ def pack_uvnest(model: Model, seconds: float, seed: int, threads: int) -> PackOu
 
 #: Rotation move kinds and counts of ``Packer.stats["theta_moves"]``.
 MOVE_KINDS = ("wall", "neighbour", "refine", "random")
-MOVE_COUNTS = ("proposed", "accepted", "improved", "completed")
+MOVE_COUNTS = ("proposed", "accepted", "improved", "completed", "no_pair")
 
 
 def pack_uvnest_counted(model: Model, seconds: float, seed: int, threads: int,
@@ -94,16 +94,18 @@ def pack_uvnest_counted(model: Model, seconds: float, seed: int, threads: int,
 
 def move_kinds_table(kinds: Dict[str, List[int]]) -> str:
     """Markdown table of the rotation moves by kind: share of all rotation
-    moves, then of the kind's own moves accepted, improving, completing."""
+    moves, then of the kind's own moves accepted, improving, completing;
+    and how many of its tries found no edge pair (ran as random steps)."""
     if not kinds:
         return "(this build does not report its rotation moves)"
     all_moves = sum(kinds[k][0] for k in kinds) or 1
-    lines = ["| kind | moves | share | accepted | improved | completed |", "|---|---|---|---|---|---|"]
+    lines = ["| kind | moves | share | accepted | improved | completed | no pair |",
+             "|---|---|---|---|---|---|---|"]
     for kind in MOVE_KINDS:
-        proposed, accepted, improved, completed = kinds.get(kind, [0, 0, 0, 0])
+        proposed, accepted, improved, completed, no_pair = (list(kinds.get(kind, [])) + [0] * 5)[:5]
         per = max(proposed, 1)
         lines.append(f"| {kind} | {proposed} | {proposed / all_moves:.3f} | {accepted / per:.3f} | "
-                     f"{improved / per:.3f} | {completed / per:.4f} |")
+                     f"{improved / per:.3f} | {completed / per:.4f} | {no_pair} |")
     return "\n".join(lines)
 
 
