@@ -8,20 +8,7 @@
  */
 #include "oom.h"
 #include "thread.h"
-
-typedef struct {
-    int32_t index;
-    double  value;
-} slot;
-
-static void fill_slot(void *arg)
-{
-    slot *s = (slot *)arg;
-    int32_t i;
-    double v = 0;
-    for (i = 0; i <= 100 * s->index; i++) v += 1.0 / (1.0 + i);
-    s->value += v;
-}
+#include "pool_slots.h"
 
 /* A pool of n threads, three calls of n + 1 jobs (one more than threads). */
 static oom_result run_pool(long fail_at, const void *ctx)
@@ -39,9 +26,12 @@ static oom_result run_pool(long fail_at, const void *ctx)
         CHECK(p == NULL);
         return res;
     }
-    for (i = 0; i <= n; i++) { s[i].index = i; s[i].value = 0; }
+    clear_slots(s, n + 1);
     for (call = 0; call < 3; call++) un_pool_run(p, fill_slot, s, sizeof *s, n + 1);
-    for (i = 0; i <= n; i++) res.sig[0] += s[i].value;
+    for (i = 0; i <= n; i++) {
+        res.sig[0] += s[i].value;
+        res.sig[2] += s[i].runs;
+    }
     res.sig[1] = un_pool_workers(p);
     un_pool_free(p);
     return res;

@@ -12,6 +12,7 @@
 #include "pack_fixtures.h"
 #include "chains.h"
 #include "thread.h"
+#include "pool_slots.h"
 
 
 #define NISL 10
@@ -90,21 +91,6 @@ static int same_layout(const un_chains *a, const un_chains *b)
 
 /* ------------------------------------------------------------------ pool */
 
-typedef struct {
-    int32_t index, runs;
-    double  value;
-} slot;
-
-static void fill_slot(void *arg)
-{
-    slot *s = (slot *)arg;
-    int32_t i;
-    double v = 0;
-    for (i = 0; i <= 1000 * s->index; i++) v += 1.0 / (1.0 + i);
-    s->value = v;
-    s->runs++;
-}
-
 /* Every job of every call runs once, with its own argument, whether the
  * pool has a worker for it or not, and the pool is reused call after call. */
 static void test_pool_runs_every_job_once(void)
@@ -117,14 +103,11 @@ static void test_pool_runs_every_job_once(void)
         CHECK_EQ(un_pool_workers(p), size - 1);
         for (call = 0; call < 50; call++) {
             n = 1 + call % 9;   /* fewer, as many and more jobs than threads */
-            for (i = 0; i < n; i++) { s[i].index = i; s[i].runs = 0; s[i].value = 0; }
+            clear_slots(s, n);
             un_pool_run(p, fill_slot, s, sizeof *s, n);
             for (i = 0; i < n; i++) {
-                double v = 0;
-                int32_t k;
-                for (k = 0; k <= 1000 * i; k++) v += 1.0 / (1.0 + k);
                 CHECK_EQ(s[i].runs, 1);
-                CHECK(s[i].value == v);
+                CHECK(s[i].value == slot_sum(i));
             }
         }
         un_pool_run(p, fill_slot, s, sizeof *s, 0);   /* nothing to do */
