@@ -645,7 +645,7 @@ class LiveSession:
             # without its exact first layout (a box layout is shown) the packer
             # builds it in one go, and no move more: the step returns as soon
             # as it is ready, so that it is shown at once
-            budget = STEP_SECONDS if packer.exact else 3600.0
+            budget = packer._paced_seconds(STEP_SECONDS) if packer.exact else 3600.0
             if lim.time_limit > 0:
                 budget = min(budget, self._t0 + lim.time_limit - now)
             if lim.stall > 0:

@@ -36,6 +36,10 @@ CALL_SECONDS = 0.02
 #: 64 to 87 % of the two cores' time in moves and 9 to 24 % waiting at the
 #: join; 80 ms calls 85 to 96 % and 3 to 8 %.
 CALL_SECONDS_THREADS = 0.08
+#: Seconds of each step of ``improvements()``: a better layout is yielded
+#: within about this long of being found (longer when a result takes more
+#: than half of it to build, see ``_paced_seconds``).
+IMPROVEMENT_SECONDS = 0.05
 
 __all__ = ["PackerSearch"]
 
@@ -135,9 +139,11 @@ class PackerSearch:
         return self._step(seconds, iterations, hard=True)
 
     def _step(self, seconds: Optional[float], iterations: Optional[int], hard: bool) -> bool:
-        """``step()``; ``hard``: cancel the move under way at the deadline
-        (else only stop between moves: the moves made then depend on the
-        iterations alone, not on timing)."""
+        """``step()``; ``hard``: ``seconds`` is a time limit, so the result's
+        cost is kept free before it and the move under way is cancelled at
+        it (else ``seconds`` only paces a loop of steps: they stop between
+        moves, and the moves made depend on the iterations alone, not on
+        timing)."""
         if self.final:
             return False
         with self._lock:
@@ -145,7 +151,9 @@ class PackerSearch:
             self._core.reset_cancel()
             if self._stopped():
                 return False
-            deadline = None if seconds is None else self._search_deadline(time.perf_counter() + seconds)
+            deadline = None if seconds is None else time.perf_counter() + seconds
+            if hard:   # a time limit: the result found by then must be built by then
+                deadline = self._search_deadline(deadline)
             # when the moves alone decide (a move budget, no deadline cutting
             # a move short) every thread's search makes every move; else
             # no thread waits for another
@@ -238,10 +246,11 @@ class PackerSearch:
             if iterations is not None and done >= iterations:
                 return
             before = self.stats["moves"]
-            budget = None if deadline is None else max(0.0, min(0.05, deadline - time.perf_counter()))
+            seconds = self._paced_seconds(IMPROVEMENT_SECONDS,
+                                          None if deadline is None else deadline - time.perf_counter())
             n = None if iterations is None else iterations - done
             with self._stop_at(deadline):
-                better = self._step(budget if budget is not None else 0.05, n, hard=deadline is not None)
+                better = self._step(seconds, n, hard=deadline is not None)
             if better:
                 yield self.best
             done += self.stats["moves"] - before

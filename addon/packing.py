@@ -612,6 +612,15 @@ class Packer(PackerSearch, FinalCheck):
         """``deadline`` less the time the result found by then takes to build."""
         return None if deadline is None else deadline - self._result_cost
 
+    def _paced_seconds(self, seconds: float, left: Optional[float] = None) -> float:
+        """The seconds of one step of a loop of steps: ``seconds``, but at
+        least twice what a result takes to build (a timed step keeps that
+        free before its deadline, and a shorter step would make no move,
+        however often it is repeated), and at most ``left`` (what is left of
+        a time limit)."""
+        paced = max(seconds, 2.0 * self._result_cost)
+        return paced if left is None else max(0.0, min(paced, left))
+
     def _checked_result(self, core, kind: str) -> Optional[PackResult]:
         placement = self._placement(core)
         if placement is None:
@@ -724,12 +733,14 @@ def pack(uvs, faces: FacesLike, *, time_limit: Optional[float] = DEFAULT_TIME_LI
     if time_limit is None:
         packer.step(seconds=None, iterations=iterations)
     else:
-        deadline = packer._search_deadline(start + time_limit)
+        # step() keeps the result's cost free before the end itself
+        end = start + time_limit
         left = iterations
-        with packer._stop_at(deadline):
-            while time.perf_counter() < deadline and (left is None or left > 0) and not packer._stopped():
+        with packer._stop_at(packer._search_deadline(end)):
+            while time.perf_counter() < packer._search_deadline(end) and (left is None or left > 0) \
+                    and not packer._stopped():
                 before = packer.stats["moves"]
-                packer.step(seconds=max(0.0, deadline - time.perf_counter()), iterations=left)
+                packer.step(seconds=max(0.0, end - time.perf_counter()), iterations=left)
                 if left is not None:
                     left -= packer.stats["moves"] - before
     return packer.best

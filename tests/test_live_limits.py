@@ -10,6 +10,7 @@ layouts are checked with shapely on the output faces.
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import List
@@ -23,6 +24,7 @@ if __package__ in (None, ""):  # plain `pytest` puts tests/ first on sys.path, n
 
 from tests.pack_checker import face_components  # noqa: E402
 from tests.test_time_limits import wavy_islands  # noqa: E402
+import uvnest.packing  # noqa: E402
 from uvnest.live import FIRST_LAYOUT_SECONDS, Layout, Limits, LiveSession, MeshLoops, PackSettings  # noqa: E402
 
 #: The operator's promise: the worker is gone this long after a keep or cancel.
@@ -121,3 +123,44 @@ def test_the_exact_layout_follows_the_box_layout_without_a_limit(dense: MeshLoop
     assert layouts[-1].coverage > layouts[0].coverage
     for layout in (layouts[0], layouts[-1]):
         assert_valid_layout(dense, layout.loop_uvs[0])
+
+
+def test_steps_make_moves_when_a_result_costs_more_than_a_step(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A layout that takes longer to build and check than a step lasts (a
+    dense mesh, a loaded machine) must not stop the search: each timed step
+    keeps the result's cost free before its end, so steps as short as that
+    made no move however often they ran, and a session with a move limit
+    and no time limit never ended (improvements() with a move budget
+    neither).  Here every result takes 0.15 s, three steps' worth."""
+    slow_result = uvnest.packing.Packer._checked_result
+
+    def slowly(self, *args, **kwargs):
+        time.sleep(0.15)
+        return slow_result(self, *args, **kwargs)
+
+    monkeypatch.setattr(uvnest.packing.Packer, "_checked_result", slowly)
+    uvs, faces = wavy_islands(4, seed=1, seg=32, rings=2)
+    packer = uvnest.Packer(uvs, faces, margin=MARGIN, seed=0, threads=1)
+    searched = threading.Thread(target=lambda: list(packer.improvements(iterations=40)), daemon=True)
+    searched.start()
+    searched.join(60)
+    if searched.is_alive():
+        packer.cancel()
+        pytest.fail(f"improvements(iterations=40) still ran after 60 s, at {packer.stats['moves']} moves")
+    assert packer.stats["moves"] >= 40
+
+    loops = faces.reshape(-1)
+    mesh = MeshLoops(uvs=uvs[loops].astype(np.float32), loop_start=np.arange(len(faces), dtype=np.int64) * 4,
+                     loop_total=np.full(len(faces), 4, np.int64), loop_vert=loops.astype(np.int64),
+                     selected=np.ones(len(faces), bool), hidden=np.zeros(len(faces), bool),
+                     pinned=np.zeros(len(faces), bool), name="wavy")
+    s = session(mesh, iterations=40)
+    s.start()
+    t0 = time.perf_counter()
+    while not s.done and time.perf_counter() - t0 < 60:
+        s.poll()
+        time.sleep(0.01)
+    if not s.done:
+        s.cancel()
+        pytest.fail(f"the session still ran after 60 s, at {s.progress.iterations} moves")
+    assert s.error is None and s.progress.reason == "iteration limit", s.progress
