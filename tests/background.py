@@ -49,6 +49,14 @@ def nice_command(command: List[str]) -> List[str]:
     return [nice, "-n", str(NICENESS), *command] if nice else command
 
 
+def seed_chunks(first: int, count: int, parts: int) -> List[range]:
+    """The seeds ``first .. first + count`` in at most ``parts`` ranges of
+    one length (the last may be shorter): jobs the pool spreads over the
+    cores."""
+    step = -(-count // parts)
+    return [range(s, min(s + step, first + count)) for s in range(first, first + count, step)]
+
+
 class Jobs:
     """The session's background work, by key.
 

@@ -24,6 +24,7 @@ if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import uvnest  # noqa: E402
+from tests.background import seed_chunks  # noqa: E402
 from tests.fuzz_inputs import Case, make_case  # noqa: E402
 from uvnest.errors import CannotFitError  # noqa: E402
 from tests.pack_checker import check_pack  # noqa: E402
@@ -87,26 +88,26 @@ LONG_CHUNKS = 8
 
 def _chunks(run: Tuple[int, int, int, Optional[int]], parts: int):
     first, count, max_islands, threads = run
-    step = -(-count // parts)
-    return [(s, min(step, first + count - s), max_islands, threads) for s in range(first, first + count, step)]
+    return [(seeds.start, len(seeds), max_islands, threads) for seeds in seed_chunks(first, count, parts)]
 
 
-def _runs_of(name: str):
-    return _chunks(LONG, LONG_CHUNKS) if name.startswith("test_fuzz_two_thousand") else [SMALL]
+#: Each test's runs, by test name.
+FUZZ_TESTS = {"test_fuzz_small_inputs_give_valid_layouts_or_cannot_fit": [SMALL],
+              "test_fuzz_two_thousand_inputs_give_valid_layouts_or_cannot_fit": _chunks(LONG, LONG_CHUNKS)}
 
 
 def start_background(jobs, items) -> None:
     """Start the selected tests' inputs in the background pool
     (tests/background.py): packing is bounded by iterations, never by time."""
     for item in items:
-        for chunk in _runs_of(item.name):
+        for chunk in FUZZ_TESTS[item.name]:
             jobs.in_process(("fuzz",) + chunk, _outcomes, *chunk)
 
 
 def _assert_clean(jobs, name: str) -> None:
     """Every input of the test's runs valid or cannot-fit."""
     counts, failures, total = Counter(), [], 0
-    for chunk in _runs_of(name):
+    for chunk in FUZZ_TESTS[name]:
         c, f = jobs.result(("fuzz",) + chunk)
         counts.update(c)
         failures += f

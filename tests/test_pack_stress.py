@@ -14,6 +14,7 @@ if __package__ in (None, ""):  # plain `pytest` puts tests/ first on sys.path, n
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import uvnest  # noqa: E402
+from tests.background import seed_chunks  # noqa: E402
 from tests.pack_checker import check_pack  # noqa: E402
 from tests.pack_shapes import UNIT, _assemble, _islands  # noqa: E402
 
@@ -139,9 +140,7 @@ STRESS_CHUNKS = 8
 
 
 def _stress_chunks():
-    step = -(-STRESS_CASES // STRESS_CHUNKS)
-    return [range(s, min(s + step, STRESS_FIRST + STRESS_CASES))
-            for s in range(STRESS_FIRST, STRESS_FIRST + STRESS_CASES, step)]
+    return seed_chunks(STRESS_FIRST, STRESS_CASES, STRESS_CHUNKS)
 
 
 def start_background(jobs, items) -> None:
