@@ -125,6 +125,7 @@ un_status un_pk_keep_layout(un_packer *pk, const un_transform *t, double L, int 
     memcpy(pk->best, t, (size_t)E->n * sizeof *t);
     pk->best_L = L;
     pk->best_cost = pk->A.cost;
+    pk->best_move = pk->st.moves;
     pk->have_best = 1;
     for (b = 0; b < bins; b++) {
         double c = 0;

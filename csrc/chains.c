@@ -11,9 +11,9 @@
  *
  * Rounds.  The chains move in rounds of K moves each (K = a couple of
  * stall periods, un_packer_round_moves).  At the end of a round, in the
- * calling thread, the chain with the best layout (the first of equals)
- * hands it to every other chain but the first that is worse, and its
- * restart point to every such chain whose own search got less far: they go
+ * calling thread, the chain with the best layout (of equals, the one
+ * found at the earliest move) hands it to every other chain but the first
+ * that is worse, and its restart point to every such chain whose own search got less far: they go
  * on from there, each with its own random moves.  Chain 0 takes nothing:
  * it is the serial search, move for move (the serial packer's random
  * stream, its box layouts), so at equal moves the best of the chains is
@@ -47,6 +47,7 @@
 #include "thread.h"
 #include "tuning.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -236,12 +237,27 @@ un_status un_chains_start(un_chains *ch, volatile int *cancel)
     return s;
 }
 
-/* The index of the chain with the best layout (the first of equals). */
+/* Does chain a's best layout rank above chain b's?  Of equal ones, the
+ * one found at the earlier move does (then the lower chain): in lockstep
+ * every chain stands at the same move count at a call's end, so the best
+ * of all chains is the same however the moves were split into calls; by
+ * the first of equals at each call's end, a layout one chain found at
+ * move 40 would be the best after a call ending at move 50, and another
+ * chain's equal one found at move 45 after a single call of 120 moves. */
+static int ranks_above(const un_chains *ch, int32_t a, int32_t b)
+{
+    const un_packer *pa = ch->chain[a], *pb = ch->chain[b];
+    if (un_packer_beats(pa, un_packer_best_key(pb))) return 1;
+    if (un_packer_beats(pb, un_packer_best_key(pa)) || un_packer_best_key(pa) == HUGE_VAL) return 0;
+    return un_packer_best_move(pa) < un_packer_best_move(pb);
+}
+
+/* The index of the chain with the best layout. */
 static int32_t best_chain(const un_chains *ch)
 {
     int32_t k, best = 0;
     for (k = 1; k < ch->n; k++)
-        if (!ch->dead[k] && un_packer_beats(ch->chain[k], un_packer_best_key(ch->chain[best]))) best = k;
+        if (!ch->dead[k] && ranks_above(ch, k, best)) best = k;
     return best;
 }
 

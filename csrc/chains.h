@@ -66,6 +66,9 @@ int64_t un_packer_round_moves(const un_packer *pk);
  * whether pk's best layout is better than one of rank `key`. */
 double  un_packer_best_key(const un_packer *pk);
 int     un_packer_beats(const un_packer *pk, double key);
+/* The move count at which pk's best layout was found (by its chain, or by
+ * the chain it was adopted from): layouts of equal rank rank by it. */
+int64_t un_packer_best_move(const un_packer *pk);
 /* pk adopts `from`'s best layout when it is better, and the restart point
  * of from's search when it got further (pk's next move restarts from it). */
 void    un_packer_adopt(un_packer *pk, const un_packer *from);

@@ -292,6 +292,11 @@ int un_packer_beats(const un_packer *pk, double key)
     return pk->best_L < key;
 }
 
+int64_t un_packer_best_move(const un_packer *pk)
+{
+    return pk->best_move;
+}
+
 void un_packer_adopt(un_packer *pk, const un_packer *from)
 {
     const size_t n = (size_t)pk->E.n;
@@ -303,6 +308,7 @@ void un_packer_adopt(un_packer *pk, const un_packer *from)
     memcpy(pk->best, from->best, n * sizeof *pk->best);
     pk->best_L = from->best_L;
     pk->best_cost = from->best_cost;
+    pk->best_move = from->best_move;
     pk->have_best = 1;
     pk->st.coverage = from->st.coverage;
     pk->st.scale = from->st.scale;

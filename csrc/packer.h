@@ -41,6 +41,8 @@ struct un_packer {
     double          best_L;
     double          main_L;       /* the main search's own best container (>= best_L) */
     double          best_cost;    /* with fixed scale: the cost of the best layout */
+    int64_t         best_move;    /* st.moves when the best layout was kept (or,
+                                   * adopted, when its chain kept it) */
     int32_t        *group;        /* per island: affinity group, -1 */
     int32_t         cap_group, ngrouped;
     un_transform   *best;

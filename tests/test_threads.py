@@ -25,7 +25,7 @@ if __package__ in (None, ""):  # plain `pytest` puts tests/ first on sys.path, n
 import uvnest  # noqa: E402
 from uvnest import _core  # noqa: E402
 from tests.pack_checker import assert_valid  # noqa: E402
-from tests.test_pack import _assemble, _islands  # noqa: E402
+from tests.pack_shapes import _assemble, _concave_set, _islands, _sig  # noqa: E402
 from tests.test_time_limits import CANCEL_S, _slack, wavy_islands  # noqa: E402
 
 MARGIN = 0.01
@@ -58,6 +58,35 @@ def test_a_seed_moves_and_threads_decide_the_layout_however_the_moves_are_split(
     assert np.array_equal(one.uvs, again.uvs)
     assert np.array_equal(one.uvs, split.best.uvs)
     assert_valid(one, uvs, faces, margin=MARGIN)
+
+
+@pytest.mark.parametrize("moves", [120, 240])
+def test_equal_layouts_of_two_chains_rank_the_same_however_the_moves_are_split(moves):
+    """Two chains often find layouts of equal rank (the same container at
+    a step of the scale search).  The best of all chains is the one found
+    at the earliest move, so calls ending between the two finds and a
+    single call agree: ranked by chain at each call's end, a single call
+    of 120 moves gave chain 0's layout where 1-move calls kept chain 1's
+    (the CI failure of test_iteration_budget_alone_decides_the_layout,
+    whose pack() splits its moves by wall time; 240 moves cross a
+    migration)."""
+    uvs, faces = _concave_set(5, 6)
+    opts = dict(margin=MARGIN, rotation="any", flip=True, seed=4, threads=2)
+    n = moves
+    rng = np.random.default_rng(n)
+    random_split = np.diff(np.unique(np.r_[0, rng.integers(1, n, 9), n]))
+    layouts = []
+    for split in ([n], [1] * n, [40] * (n // 40), [24] * (n // 24), [1, n - 1], list(random_split)):
+        assert sum(split) == n
+        p = uvnest.Packer(uvs, faces, **opts)
+        for part in split:
+            p.step(seconds=None, iterations=int(part))
+        assert p.stats["chains"] == 2 and p.stats["moves"] == n
+        layouts.append(p.best)
+    assert p.stats["rounds"] == n // 240, "a migration where none was expected, or none where one was"
+    for other in layouts[1:]:
+        assert _sig(other) == _sig(layouts[0])
+    assert_valid(layouts[0], uvs, faces, margin=MARGIN, flip=True, rotation="any")
 
 
 def test_one_thread_is_the_serial_search(islands):
