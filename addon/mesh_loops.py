@@ -75,12 +75,46 @@ def chosen_loops(m: MeshLoops) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
     return face_loops(m, np.asarray(m.selected, bool) & ~np.asarray(m.hidden, bool))
 
 
+def shown_faces(m: MeshLoops) -> np.ndarray:
+    """Per face, whether the UV editor shows it (bool)."""
+    hidden = np.asarray(m.hidden, bool)
+    return ~hidden if m.shown is None else np.asarray(m.shown, bool) & ~hidden
+
+
+def shown_edges(m: MeshLoops) -> np.ndarray:
+    """The edges of the faces the UV editor shows: ``(n, 2)`` uint32 pairs
+    of loop indices, each loop and the next of its face."""
+    _, total, loops = face_loops(m, shown_faces(m))
+    corner = np.arange(loops.size, dtype=np.int64) - np.repeat(np.cumsum(total) - total, total)
+    following = loops - corner + (corner + 1) % np.repeat(total, total)
+    return np.stack([loops, following], axis=1).astype(np.uint32)
+
+
+def outline_edges(m: MeshLoops) -> np.ndarray:
+    """The edges of the shown faces that lie on an island's outline in UV
+    space (no other shown face has the same edge with the same two UVs):
+    ``(n, 2)`` uint32 pairs of loop indices, a subset of :func:`shown_edges`."""
+    edges = shown_edges(m)
+    if not edges.size:
+        return edges
+    # a loop's UV as one 64-bit key: its two float32s, bit for bit
+    key = np.ascontiguousarray(m.uvs, np.float32).view(np.uint64).ravel()
+    a, b = key[edges[:, 0]], key[edges[:, 1]]
+    low, high = np.minimum(a, b), np.maximum(a, b)
+    order = np.lexsort((high, low))
+    low, high = low[order], high[order]
+    # in sorted order, an edge shared by another face equals a neighbour
+    equal = (low[1:] == low[:-1]) & (high[1:] == high[:-1])
+    shared = np.zeros(len(order), bool)
+    shared[1:] |= equal
+    shared[:-1] |= equal
+    return edges[np.sort(order[~shared])]
+
+
 def obstacle_loops(m: MeshLoops) -> Tuple[np.ndarray, np.ndarray]:
     """The obstacle faces (shown, not selected, not hidden, finite UVs):
     their loop counts and their loops in face order."""
-    hidden = np.asarray(m.hidden, bool)
-    shown = ~hidden if m.shown is None else np.asarray(m.shown, bool) & ~hidden
-    _, total, loops = face_loops(m, shown & ~np.asarray(m.selected, bool))
+    _, total, loops = face_loops(m, shown_faces(m) & ~np.asarray(m.selected, bool))
     if not total.size:
         return total, loops
     finite = np.isfinite(np.asarray(m.uvs)[loops]).all(axis=1)

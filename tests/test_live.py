@@ -8,6 +8,7 @@ the margin apart and inside the target.
 """
 from __future__ import annotations
 
+import math
 import time
 from typing import List, Optional, Sequence, Tuple
 
@@ -762,3 +763,59 @@ def test_stack_similar_and_max_scale_ratio_reach_the_packer() -> None:
     assert max(areas) / min(areas) > 1.5   # the Ls grew more than the strip (area ratio = scale ratio squared)
     with pytest.raises(ValueError, match="max_scale_ratio"):
         PackSettings(max_scale_ratio=0.5)
+
+
+@pytest.mark.parametrize("sync", [True, False])
+def test_shown_edges_are_the_edges_of_the_faces_the_uv_editor_shows(sync: bool) -> None:
+    """What the add-on draws for a streamed dense layout (overlay.py): each
+    edge of every visible face (with UV sync selection) or of every visible
+    face selected in the mesh, as loop pairs; checked against a walk of the
+    faces' corners."""
+    from uvnest.mesh_loops import shown_edges
+
+    rng = np.random.default_rng(7)
+    total = rng.integers(3, 7, 40)
+    start = np.cumsum(total) - total
+    n_loops = int(total.sum())
+    hidden = rng.random(40) < 0.2
+    in_mesh = rng.random(40) < 0.6
+    mesh = MeshLoops(rng.random((n_loops, 2)).astype(np.float32), start, total, np.arange(n_loops),
+                     in_mesh, hidden, np.zeros(40, bool), "m", None if sync else in_mesh)
+    want = set()
+    for f in range(40):
+        if hidden[f] or not (sync or in_mesh[f]):
+            continue
+        corners = list(range(start[f], start[f] + total[f]))
+        want |= {(a, b) for a, b in zip(corners, corners[1:] + corners[:1])}
+    got = shown_edges(mesh)
+    assert got.dtype == np.uint32 and got.shape[1] == 2
+    assert len(got) == len(want) and set(map(tuple, got.tolist())) == want
+
+
+def test_outline_edges_trace_the_islands_outlines() -> None:
+    """The drawn outline of a streamed dense layout: two 3x3 grids of quads
+    (one with its third column moved apart: another island) and a lone
+    triangle.  Checked against shapely: the outline edges' total length is
+    the boundary length of the faces' union, and every outline edge lies
+    on that boundary."""
+    from uvnest.mesh_loops import outline_edges
+
+    corners: List[List[Tuple[float, float]]] = []
+    for ox, apart in ((0.0, False), (5.0, True)):
+        for i in range(3):
+            for j in range(3):
+                x0 = ox + i + (0.5 if apart and i == 2 else 0.0)
+                corners.append([(x0, j), (x0 + 1, j), (x0 + 1, j + 1), (x0, j + 1)])
+    corners.append([(10.0, 0.0), (11.0, 0.0), (10.0, 1.0)])
+    total = np.array([len(c) for c in corners])
+    uvs = np.array([p for c in corners for p in c], np.float32)
+    n = len(corners)
+    mesh = MeshLoops(uvs, np.cumsum(total) - total, total, np.arange(len(uvs)), np.ones(n, bool),
+                     np.zeros(n, bool), np.zeros(n, bool), "m")
+    got = outline_edges(mesh)
+    union = shapely.unary_union([shapely.Polygon(c) for c in corners])
+    boundary = union.boundary
+    lengths = np.linalg.norm(uvs[got[:, 0]] - uvs[got[:, 1]], axis=1)
+    assert math.isclose(float(lengths.sum()), boundary.length, rel_tol=1e-6)
+    for a, b in got.tolist():
+        assert boundary.buffer(1e-9).covers(shapely.LineString([uvs[a], uvs[b]])), (uvs[a], uvs[b])

@@ -29,9 +29,13 @@ gets its original UVs back (a mesh whose UVs changed otherwise, by an undo
 for example, is left as it is); an INFO report says why.
 
 Writing UVs through bmesh costs about 0.7 microseconds a loop on the main
-thread, so a layout is written in slices of at most ``WRITE_SLICE_SECONDS``
-a tick, and shown (``bmesh.update_edit_mesh`` and a redraw) once it is
-whole, at most every ``REDRAW_INTERVAL`` seconds.
+thread.  Up to ``overlay.WRITTEN_LOOPS_MAX`` moving loops each better layout
+is written into the meshes (in slices of at most ``WRITE_SLICE_SECONDS`` a
+tick) and shown (``bmesh.update_edit_mesh`` and a redraw) once it is whole;
+the 3D views show it too.  Denser meshes stream as a drawing over the UV
+editors (:mod:`.overlay`), and their meshes are written once, when the
+layout is kept.  Either way a layout is shown at most every
+``REDRAW_INTERVAL`` seconds.
 """
 # No ``from __future__ import annotations``: Blender reads the property
 # definitions from the class annotations, which must stay objects.
@@ -50,6 +54,7 @@ from bpy.types import Context, Event, Object, Operator
 
 from .._faces import corners_of
 from ..live import KEYS_TEXT, Layout, Limits, LiveSession, MeshLoops, PackError
+from .overlay import WRITTEN_LOOPS_MAX, LayoutOverlay
 from .props import PackProperties, limits_from, settings_from
 
 #: Seconds between two looks at the running search (a tick does little unless a
@@ -281,12 +286,14 @@ class EditMeshUVs:
 
 class PackJob:
     """The Blender side of one pack: the meshes in edit mode, their session,
-    and the layout written into them.
+    and the layout written into them (or, with ``streamed`` and more than
+    ``WRITTEN_LOOPS_MAX`` moving loops, drawn over the UV editors until it
+    is kept).
 
     Raises :class:`uvnest.live.PackError` when there is nothing to pack.
     """
 
-    def __init__(self, context: Context, options: Any, limits: Limits) -> None:
+    def __init__(self, context: Context, options: Any, limits: Limits, streamed: bool = False) -> None:
         sync = context.scene.tool_settings.use_uv_select_sync
         objects = [obj for obj in context.objects_in_mode_unique_data if obj.type == "MESH"]
         self.meshes = [EditMeshUVs(obj) for obj in objects]
@@ -298,6 +305,13 @@ class PackJob:
         self.applied: Optional[Layout] = None
         self._writing: Optional[Layout] = None
         self._shown_at = -REDRAW_INTERVAL
+        self._read_uvs = [read.uvs for read in loops]
+        self.overlay: Optional[LayoutOverlay] = None
+        if streamed and sum(len(m) for m in self.session.moving_loops) > WRITTEN_LOOPS_MAX:
+            try:
+                self.overlay = LayoutOverlay(context.window_manager, loops)
+            except Exception:  # nothing to draw with (no GPU): write the layouts
+                traceback.print_exc()
 
     # ---------------------------------------------------------- checks
 
@@ -316,8 +330,9 @@ class PackJob:
         return self._writing is not None
 
     def update(self) -> bool:
-        """Write a slice of the newest better layout; True when one became
-        whole this tick (then the views want a redraw)."""
+        """Write a slice of the newest better layout (or draw it whole);
+        True when one became whole this tick (then the views want a
+        redraw)."""
         now = time.perf_counter()
         if self._writing is None:
             if now - self._shown_at < REDRAW_INTERVAL:
@@ -325,6 +340,10 @@ class PackJob:
             layout = self.session.poll()
             if layout is None:
                 return False
+            if self.overlay is not None:
+                self.overlay.show(self.session.full_uvs(self._read_uvs, layout))
+                self._shown_at = time.perf_counter()
+                return True
             self._writing = layout
             for m, uvs in zip(self.meshes, layout.loop_uvs):
                 m.begin(uvs)
@@ -376,19 +395,30 @@ class PackJob:
             restored |= m.restore_if_streamed()
         return restored
 
+    @property
+    def shown_in(self) -> Set[str]:
+        """The kinds of areas a streamed layout shows in."""
+        return {"IMAGE_EDITOR"} if self.overlay is not None else {"IMAGE_EDITOR", "VIEW_3D"}
+
+    def close(self) -> None:
+        """Stop drawing streamed layouts (the count of those drawn stays)."""
+        if self.overlay is not None:
+            self.overlay.remove()
+
     def summary(self, layout: Layout) -> str:
         """A report line for ``layout``."""
         p = self.session.progress
         why = f" ({p.reason})" if p.reason else ""
+        drawn = f"; {self.overlay.drawn} layouts drawn while streaming" if self.overlay is not None else ""
         return (f"Packed {layout.islands} islands: coverage {layout.coverage:.1%}, scale {layout.scale:.4g}, "
-                f"{p.iterations:,} iterations in {p.elapsed:.1f} s{why}")
+                f"{p.iterations:,} iterations in {p.elapsed:.1f} s{why}{drawn}")
 
 
-def _redraw(context: Context) -> None:
-    """Redraw the UV editors and 3D views of every window."""
+def _redraw(context: Context, kinds: Set[str] = frozenset({"IMAGE_EDITOR", "VIEW_3D"})) -> None:
+    """Redraw the areas of these kinds (the UV editors and 3D views) in every window."""
     for window in context.window_manager.windows:
         for area in window.screen.areas if window.screen is not None else ():
-            if area.type in {"IMAGE_EDITOR", "VIEW_3D"}:
+            if area.type in kinds:
                 area.tag_redraw()
 
 
@@ -433,7 +463,7 @@ class UV_OT_uvnest_pack(PackProperties, Operator):
             return self.execute(context)  # no event loop to drive a modal operator
         called = time.perf_counter()  # time limits count from the call
         try:
-            self._job = PackJob(context, self, limits_from(self))
+            self._job = PackJob(context, self, limits_from(self), streamed=True)
         except PackError as exc:
             self.report({"ERROR"}, str(exc))
             return {"CANCELLED"}
@@ -465,7 +495,7 @@ class UV_OT_uvnest_pack(PackProperties, Operator):
             if self._area and _area_by_pointer(context, self._area) is None:
                 raise MeshGone("the editor it ran in was closed")
             if event.type == "TIMER" and job.update():
-                _redraw(context)
+                _redraw(context, job.shown_in)
         except MeshGone as gone:
             return self._abandon(context, str(gone))
         if event.type == "TIMER":
@@ -509,7 +539,9 @@ class UV_OT_uvnest_pack(PackProperties, Operator):
             context.workspace.status_text_set(KEYS_TEXT)
 
     def _clear(self, context: Context) -> None:
-        """Remove the timer, the header and the status text (once), and redraw."""
+        """Remove the timer, the drawing, the header and the status text
+        (once), and redraw."""
+        self._job.close()
         timer, self._timer = self._timer, None
         if timer is not None:
             context.window_manager.event_timer_remove(timer)

@@ -334,6 +334,97 @@ def case_dense_time_limit() -> Case:
     yield 0.3
 
 
+#: Main-thread seconds of the operator's timer work (``PackJob.update``:
+#: each call, and whether it showed a layout) and of its drawing, recorded
+#: by wrapping the real methods (``instrument``).
+UPDATES: List[Any] = []
+DRAWS: List[float] = []
+
+
+def instrument() -> None:
+    """Time the operator's tick work and drawing on the main thread."""
+    from uvnest.blender import operators, overlay
+
+    def timed(real: Callable[..., Any], out: List[Any], with_result: bool) -> Callable[..., Any]:
+        def call(self: Any) -> Any:
+            t0 = time.perf_counter()
+            answer = real(self)
+            out.append((time.perf_counter() - t0, bool(answer)) if with_result else time.perf_counter() - t0)
+            return answer
+        return call
+
+    operators.PackJob.update = timed(operators.PackJob.update, UPDATES, True)
+    overlay.LayoutOverlay._draw = timed(overlay.LayoutOverlay._draw, DRAWS, False)
+
+
+def overlay_pixels(name: str) -> int:
+    """Pixels of the drawn layout's colour in a screenshot of the window."""
+    from uvnest.blender.overlay import EDGE_COLOR
+
+    path = OUT / name
+    with override():
+        bpy.ops.screen.screenshot(filepath=str(path))
+    image = bpy.data.images.load(str(path))
+    try:
+        rgba = np.empty(len(image.pixels), np.float32)
+        image.pixels.foreach_get(rgba)
+    finally:
+        bpy.data.images.remove(image)
+    rgb = rgba.reshape(-1, 4)[:, :3]
+    return int((np.abs(rgb - np.array(EDGE_COLOR[:3], np.float32)) < 0.1).all(axis=1).sum())
+
+
+def uv_editor_draw_seconds() -> float:
+    """Seconds Blender takes to draw the UV editor's main region once."""
+    with override():
+        t0 = time.perf_counter()
+        bpy.ops.wm.redraw_timer(type="DRAW", iterations=1)
+        return time.perf_counter() - t0
+
+
+def uv_drawing(space: Any) -> List[Any]:
+    """What decides whether an image editor draws the mesh's UVs: its mode
+    and (Blender 4.x and later) its "UV" overlay."""
+    return [space.mode, space.show_uvedit, getattr(space.uv_editor, "show_uv", None)]
+
+
+def case_dense_stream_is_drawn() -> Case:
+    """Subsurf 3 (125,952 loops, above ``WRITTEN_LOOPS_MAX``): better layouts
+    are drawn over the UV editor, the mesh is untouched until Enter, Esc
+    leaves it bit for bit and gives the editor its own drawing back; Enter
+    writes the layout once and one undo restores."""
+    obj = yield from suzanne_scene(3)
+    original = edit_uvs(obj)
+    editor = uv_area().spaces.active
+    drawing = uv_drawing(editor)
+    r = results["dense_stream"] = {"before": overlay_pixels("dense_before.png"),
+                                   "blender_draw_seconds": min(uv_editor_draw_seconds() for _ in range(3))}
+    for key in ("ESC", "RET"):
+        del UPDATES[:], DRAWS[:]
+        run = r[key] = {"invoke": invoke(time_limit=30.0)}
+        t0 = time.perf_counter()
+        while sum(shown for _, shown in UPDATES) < 2 and time.perf_counter() - t0 < 15.0:
+            yield LOOK
+        yield 0.3
+        run["streaming"] = overlay_pixels(f"dense_streaming_{key}.png")
+        run["drawing_hidden"] = uv_drawing(editor) != drawing
+        run["mesh_unchanged"] = same(edit_uvs(obj), original)
+        press(key)
+        yield from settle()
+        run["workers_after"] = workers()
+        run["drawing_back"] = uv_drawing(editor) == drawing
+        run["after"] = overlay_pixels(f"dense_after_{key}.png")
+        run["shown_update_seconds"] = [t for t, shown in UPDATES if shown]
+        run["update_seconds"] = max((t for t, _ in UPDATES), default=None)
+        run["draw_seconds"] = list(DRAWS)
+        run["unchanged"] = same(edit_uvs(obj), original)
+    name = obj.name
+    with override():
+        bpy.ops.ed.undo()
+    yield 0.3
+    r["undo_restores"] = same(edit_uvs(bpy.data.objects[name]), original)
+
+
 def case_dense_esc_during_first_layout() -> Case:
     obj = yield from suzanne_scene(3)
     original = edit_uvs(obj, 4000)
@@ -355,6 +446,7 @@ def driver() -> Generator[float, None, None]:
     import uvnest
 
     uvnest.register()
+    instrument()
     yield 0.5
     for name in CASES:
         try:
