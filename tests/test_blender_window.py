@@ -37,7 +37,9 @@ SCRIPT = Path(__file__).with_name("blender_scripts") / "window_session.py"
 MODEL = "homedecor_bathroom_sink.obj"
 CASES = ("esc_restores", "enter_keeps_and_undo", "ctrl_z_key_is_held_back", "mode_switch", "delete_object",
          "undo_mid_run", "close_editor", "file_load", "dense_esc_during_first_layout", "dense_time_limit",
-         "dense_stream_is_drawn")
+         "dense_stream_is_drawn", "failed_start_leaves_nothing")
+#: The message of the start that ``failed_start_leaves_nothing`` makes fail.
+FORCED_FAILURE = "start failed on purpose"
 #: Seconds the whole windowed run may take (it takes about a minute).
 RUN_TIMEOUT = 600
 
@@ -81,7 +83,9 @@ def case(session: Dict[str, Any], name: str) -> Dict[str, Any]:
 def test_the_window_is_real_blender_without_tracebacks(session: Dict[str, Any]) -> None:
     assert session["result"]["blender"].startswith(("3.", "4.", "5."))
     assert session["result"]["numpy"].startswith("1."), "Blender ran with the test venv's numpy, not its own"
-    assert "Traceback" not in session["log"], session["log"][-4000:]
+    # the one traceback asked for: the forced failure of failed_start_leaves_nothing
+    unexpected = [t for t in session["log"].split("Traceback")[1:] if FORCED_FAILURE not in t[:800]]
+    assert not unexpected, session["log"][-4000:]
     assert "uvnest stopped" not in session["log"]
 
 
@@ -166,3 +170,10 @@ def test_a_dense_mesh_streams_as_a_drawing_and_enter_writes_it_once(session: Dic
     assert r["ESC"]["unchanged"], "Esc changed the mesh"
     assert not r["RET"]["unchanged"], "Enter did not write the layout"
     assert r["undo_restores"]
+
+
+def test_a_start_that_fails_leaves_no_worker_drawing_or_hidden_uvs(session: Dict[str, Any]) -> None:
+    r = case(session, "failed_start")
+    assert r["raised"] is not None and FORCED_FAILURE in r["raised"], r
+    assert r["workers_after"] == [] and r["drawing_back"] and r["unchanged"], r
+    assert r["pixels"] == 0 and r["operator_polls"], r

@@ -469,11 +469,19 @@ class UV_OT_uvnest_pack(PackProperties, Operator):
             return {"CANCELLED"}
         self._area = context.area.as_pointer() if context.area is not None else 0
         self._status_at = -REDRAW_INTERVAL
-        self._job.session.start(called)
-        wm = context.window_manager
-        self._timer = wm.event_timer_add(TIMER_SECONDS, window=context.window)
-        wm.modal_handler_add(self)
-        self._show_status(context)
+        self._timer = None
+        try:
+            self._job.session.start(called)
+            wm = context.window_manager
+            self._timer = wm.event_timer_add(TIMER_SECONDS, window=context.window)
+            wm.modal_handler_add(self)
+            self._show_status(context)
+        except BaseException:  # no worker, timer, drawing or header left behind
+            try:
+                self._job.session.cancel(STOP_TIMEOUT)
+            finally:
+                self._clear(context)
+            raise
         return {"RUNNING_MODAL"}
 
     def modal(self, context: Context, event: Event) -> Set[str]:

@@ -425,6 +425,39 @@ def case_dense_stream_is_drawn() -> Case:
     r["undo_restores"] = same(edit_uvs(bpy.data.objects[name]), original)
 
 
+def case_failed_start_leaves_nothing() -> Case:
+    """The session's start fails after the drawing was set up (forced: the
+    drawn stream for any mesh, and a start that raises): the call raises,
+    and no worker, drawing or hidden UV drawing is left."""
+    from uvnest.blender import operators
+
+    obj = yield from model_scene()
+    original = edit_uvs(obj)
+    editor = uv_area().spaces.active
+    drawing = uv_drawing(editor)
+    r = results["failed_start"] = {}
+    real_start, real_limit = operators.LiveSession.start, operators.WRITTEN_LOOPS_MAX
+
+    def failing_start(self: Any, since: Optional[float] = None) -> None:
+        raise RuntimeError("start failed on purpose")
+
+    operators.LiveSession.start, operators.WRITTEN_LOOPS_MAX = failing_start, 0
+    try:
+        invoke()
+        r["raised"] = None
+    except RuntimeError as exc:
+        r["raised"] = str(exc)
+    finally:
+        operators.LiveSession.start, operators.WRITTEN_LOOPS_MAX = real_start, real_limit
+    yield from settle()
+    r["workers_after"] = workers()
+    r["drawing_back"] = uv_drawing(editor) == drawing
+    r["unchanged"] = same(edit_uvs(obj), original)
+    r["pixels"] = overlay_pixels("failed_start.png")
+    with override():
+        r["operator_polls"] = bpy.ops.uv.uvnest_pack.poll()
+
+
 def case_dense_esc_during_first_layout() -> Case:
     obj = yield from suzanne_scene(3)
     original = edit_uvs(obj, 4000)
