@@ -60,6 +60,13 @@ void    un_packer_set_stream(un_packer *pk, uint64_t k);
 void    un_packer_skip_boxes(un_packer *pk);
 /* Has pk's start finished (1), or failed for good (-1)? 0 while to go on. */
 int     un_packer_start_state(const un_packer *pk);
+/* Can pk's start be another chain's copy (un_packer_start_from)?  Then
+ * un_packer_prepare does its own part of the start (cancellable), and
+ * un_packer_start_from, once `from` (same islands and options) has
+ * started, the rest; UN_EINVAL when it cannot (pk then starts itself). */
+int       un_packer_start_copies(const un_packer *pk);
+un_status un_packer_prepare(un_packer *pk, volatile int *cancel);
+un_status un_packer_start_from(un_packer *pk, const un_packer *from);
 /* Moves of a round between migrations (fixed once the start is done). */
 int64_t un_packer_round_moves(const un_packer *pk);
 /* The best layout's rank (smaller is better; HUGE_VAL without one), and

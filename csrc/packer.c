@@ -170,6 +170,14 @@ un_status un_packer_add_locked(un_packer *pk, const un_frings *outline)
     return UN_OK;
 }
 
+/* The start is done: run() may search. */
+static void start_finished(un_packer *pk)
+{
+    pk->start_done = 1;
+    pk->side_started = un_pk_side_kind(pk) == SIDE_NONE;   /* no move spent on none */
+    pk->boxes_due = un_pk_box_layouts_due(pk);
+}
+
 un_status un_packer_start(un_packer *pk, volatile int *cancel)
 {
     un_status s;
@@ -187,9 +195,7 @@ un_status un_packer_start(un_packer *pk, volatile int *cancel)
         pk->failed = 1;
         return s;
     }
-    pk->start_done = 1;
-    pk->side_started = un_pk_side_kind(pk) == SIDE_NONE;   /* no move spent on none */
-    pk->boxes_due = un_pk_box_layouts_due(pk);
+    start_finished(pk);
     return UN_OK;
 }
 
@@ -295,6 +301,74 @@ int un_packer_beats(const un_packer *pk, double key)
 int64_t un_packer_best_move(const un_packer *pk)
 {
     return pk->best_move;
+}
+
+int un_packer_start_copies(const un_packer *pk)
+{
+    /* the bottom-left fills of the scale search, not the skyline's boxes
+     * nor the fixed scale's containers */
+    return !(pk->opt.box && pk->E.nlocked == 0) && !(pk->opt.fixed_scale > 0);
+}
+
+un_status un_packer_prepare(un_packer *pk, volatile int *cancel)
+{
+    if (pk->failed || pk->E.n == 0 || !un_packer_start_copies(pk)) return UN_EINVAL;
+    if (pk->start_done) return UN_OK;
+    pk->started = 1;
+    return un_pk_start_prepare(pk, cancel);
+}
+
+un_status un_packer_start_from(un_packer *pk, const un_packer *from)
+{
+    un_engine *E = &pk->E;
+    const un_engine *F = &from->E;
+    const size_t n = (size_t)E->n;
+    /* a start that needed the rescue's random moves (and their contact
+     * orientations) is the chain's own; so is one not fully prepared */
+    if (pk->start_done || !from->start_done || from->rescued || !un_packer_start_copies(pk) ||
+        !pk->prepared || pk->prep_next < E->n || E->n != F->n)
+        return UN_EINVAL;
+    /* the first layout and where the scale search stands: the start uses
+     * no random numbers but the rescue's, so pk's own start would have
+     * ended exactly here (with the same islands, order and shapes, from
+     * the same options) */
+    memcpy(pk->best, from->best, n * sizeof *pk->best);
+    memcpy(pk->best_par, from->best_par, 3 * n * sizeof *pk->best_par);
+    memcpy(pk->best_contact, from->best_contact, n * sizeof *pk->best_contact);
+    memcpy(pk->best_seq, from->best_seq, n * sizeof *pk->best_seq);
+    memcpy(E->par, F->par, 3 * n * sizeof *E->par);
+    memcpy(E->seq, F->seq, n * sizeof *E->seq);
+    pk->have_best = from->have_best;
+    pk->best_L = from->best_L;
+    pk->main_L = from->main_L;
+    pk->best_cost = from->best_cost;
+    pk->best_move = from->best_move;
+    pk->bisecting = from->bisecting;
+    pk->lo = from->lo;
+    pk->fill_tries = from->fill_tries;
+    pk->fill_L = from->fill_L;
+    pk->A.cost = from->A.cost;
+    pk->st.coverage = from->st.coverage;
+    pk->st.scale = from->st.scale;
+    pk->st.bins = from->st.bins;
+    pk->st.bins_f = from->st.bins_f;
+    pk->st.layouts = from->st.layouts;
+    pk->st.rejected = from->st.rejected;
+    /* the work counts that share the moves between the main search and
+     * its side search */
+    E->work = F->work;
+    E->touch.pairs = F->touch.pairs;
+    /* the inflation the next fills see (shapes inflate again on use: a
+     * new epoch), within the start's drift */
+    E->drift = F->drift;
+    E->infl_hint = F->infl_hint;
+    E->L_infl = F->L_infl;
+    E->radius = F->radius;
+    E->epoch++;
+    un_nfpcache_clear(E->ws.cache);
+    if (F->L > 0 && un_engine_set_scale(E, F->L) != UN_OK) return UN_EINVAL;
+    start_finished(pk);
+    return UN_OK;
 }
 
 void un_packer_adopt(un_packer *pk, const un_packer *from)

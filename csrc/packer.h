@@ -60,6 +60,8 @@ struct un_packer {
     double          min_hole;     /* holes thinner than this hold nothing */
     int32_t         fill_tries;   /* first fills tried */
     double          fill_L;       /* the container the next first fill tries */
+    int32_t         fill_from;    /* ... from this position on (the places before kept) */
+    int32_t         rescued;      /* the start ran rescue_layout (random moves) */
     int32_t         start_done;   /* un_packer_start finished: run() may search */
     int32_t         failed;       /* the start failed (not cancelled): unusable */
     un_packer      *side_pending; /* the side search, while its start is cancelled */
@@ -101,6 +103,8 @@ un_status un_pk_try_scale(un_packer *pk, double L, int reheat);
 int64_t   un_pk_stall_moves(int32_t n);
 /* The annealing schedule: reheat temperature T0, stall length for n. */
 void      un_pk_set_schedule(un_packer *pk, double T0, int32_t n);
+/* The start's preparation alone (for un_packer_prepare). */
+un_status un_pk_start_prepare(un_packer *pk, volatile int *cancel);
 /* The first layout (of every mode: boxes, fixed scale, the first fill). */
 un_status un_pk_start_layout(un_packer *pk, volatile int *cancel);
 /* One step of the bisection of the first fill; at its end, the set-up of

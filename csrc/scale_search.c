@@ -63,16 +63,37 @@ void un_pk_set_schedule(un_packer *pk, double T0, int32_t n)
     pk->A.alpha = exp(log(T_END_SHARE) / (double)pk->stall);
 }
 
-/* Bottom-left fill at scale L: does everything fit, and is it valid? */
-static un_status first_fill(un_packer *pk, double L, int *ok)
+/* The position a quick fill that stopped short at container L can go on
+ * from in container L2 (larger), or 0 to fill anew.  Its islands before
+ * the first one that did not fit keep their places: they lie in the larger
+ * container too (its corner stays where it was), and with the same
+ * inflation they stay the margin apart.  Not with locked islands (they
+ * move with L) nor before a complete annealed prefix. */
+static int32_t fill_resumes_at(const un_packer *pk, double L2)
+{
+    const un_engine *E = &pk->E;
+    double pad = E->padding * L2 / E->q;
+    int32_t p = 0;
+    if (!E->fill_quick || E->nlocked > 0 || E->bins.nbins_max > 0) return 0;
+    if (!(L2 >= E->L && L2 <= E->L_infl) || (int64_t)ceil(pad) != E->clo.x || (int64_t)ceil(pad) != E->clo.y)
+        return 0;
+    while (p < E->n && E->pl[p].placed && E->pl[p].sigma == 0) p++;
+    return p > E->nanneal && p < E->n ? p : 0;
+}
+
+/* Bottom-left fill at scale L (its positions from `from` on; those before
+ * kept, see fill_resumes_at): does everything fit, and is it valid? */
+static un_status first_fill(un_packer *pk, double L, int32_t from, int *ok)
 {
     int complete = 0;
+    double waste;
     un_status s = un_engine_set_scale(&pk->E, L);
     *ok = 0;
     if (s == UN_ERANGE) return UN_ENOFIT;
     /* a filler that does not fit already decides: stop there */
     pk->E.fill_stop = 1;
-    if (s == UN_OK) s = un_pk_decode_all(pk, &complete);
+    if (s == UN_OK) s = un_decode(&pk->E, from, &waste, &complete);
+    if (s == UN_OK) pk->A.cost = waste;
     pk->E.fill_stop = 0;
     if (s == UN_OK && complete) s = un_pk_accept_layout(pk, ok);
     return s;
@@ -184,14 +205,14 @@ static double longest_reach(const un_engine *E)
     return reach / hypot(E->tw, E->th);
 }
 
-un_status un_pk_start_layout(un_packer *pk, volatile int *cancel)
+/* The start's preparation (prepare.c), the grid sized for the islands:
+ * and *L_area, the container of the islands' area (or, when longer, the
+ * one the longest island needs). */
+static un_status start_prepare(un_packer *pk, double *L_area_out)
 {
     un_engine *E = &pk->E;
     double total = 0, L_area, L_grid, free_area, L;
     int32_t i;
-    int ok = 0;
-    un_status s;
-    E->cancel = cancel;
     for (i = 0; i < E->n; i++) total += E->isl[i].area;
     L_area = sqrt(total / (E->tw * E->th));
     /* the grid spans a few times the container whose free part (less the
@@ -207,7 +228,25 @@ un_status un_pk_start_layout(un_packer *pk, volatile int *cancel)
     if (L > L_area) L_area = L;
     if (L > L_grid) L_grid = L;
     if (pk->opt.fixed_scale > 0) L_area = L_grid = 1 / pk->opt.fixed_scale;
-    if ((s = un_pk_prepare(pk, L_grid)) != UN_OK) return s;
+    *L_area_out = L_area;
+    return un_pk_prepare(pk, L_grid);
+}
+
+un_status un_pk_start_prepare(un_packer *pk, volatile int *cancel)
+{
+    double L_area;
+    pk->E.cancel = cancel;
+    return start_prepare(pk, &L_area);
+}
+
+un_status un_pk_start_layout(un_packer *pk, volatile int *cancel)
+{
+    un_engine *E = &pk->E;
+    double L_area, L;
+    int ok = 0;
+    un_status s;
+    E->cancel = cancel;
+    if ((s = start_prepare(pk, &L_area)) != UN_OK) return s;
     /* the skyline knows nothing of locked islands: with them, boxes go
      * through the general engine (the caller passes box outlines) */
     if (pk->opt.box && E->nlocked == 0) return un_pk_start_box(pk, L_area);
@@ -224,7 +263,7 @@ un_status un_pk_start_layout(un_packer *pk, volatile int *cancel)
             pk->lo = L_area;
             /* the first try assumes a dense fill; each next one the density
              * the last one reached (FILL_ROOM, FILL_GROW_MIN, FILL_GROW_MAX) */
-            L = scale_at_density(E, FIRST_DENSITY);
+            L = scale_at_density(E, E->n > BISECT_AT_START ? QUICK_FIRST_DENSITY : FIRST_DENSITY);
             pk->fill_L = !isfinite(L) || L < FIRST_ABOVE_AREA * L_area ? FIRST_ABOVE_AREA * L_area : L;
         }
         /* many islands: the first layout from quick fills (the first
@@ -235,7 +274,8 @@ un_status un_pk_start_layout(un_packer *pk, volatile int *cancel)
             double grow;
             L = pk->fill_L;
             E->infl_hint = L / (1 - E->drift);   /* room for the next, larger tries */
-            s = first_fill(pk, L, &ok);
+            s = first_fill(pk, L, pk->fill_from, &ok);
+            pk->fill_from = 0;
             if (s != UN_OK || ok) break;
             grow = FILL_ROOM * scale_at_density(E, fill_density(E, L)) / L;
             pk->lo = L;
@@ -244,10 +284,21 @@ un_status un_pk_start_layout(un_packer *pk, volatile int *cancel)
              * fill there reuses every no-fit polygon computed so far, one
              * beyond inflates again and computes them all anew */
             if (pk->fill_L > E->L_infl && E->L_infl >= L * FILL_GROW_MIN) pk->fill_L = E->L_infl;
+            /* a quick fill goes on where it stopped, in a container a small
+             * step larger, while the inflation holds it: the islands it
+             * placed are not placed again */
+            if (fill_resumes_at(pk, L * RESUME_GROW)) {
+                if (pk->fill_L > L * RESUME_GROW) pk->fill_L = L * RESUME_GROW;
+                pk->fill_from = fill_resumes_at(pk, pk->fill_L);
+            } else if (fill_resumes_at(pk, E->L_infl) && E->L_infl > L) {
+                pk->fill_L = E->L_infl;
+                pk->fill_from = fill_resumes_at(pk, pk->fill_L);
+            }
         }
         E->fill_quick = 0;
         if (s != UN_OK && s != UN_ENOFIT) return s;  /* UN_ENOFIT: beyond the grid */
         if (!pk->have_best) {
+            pk->rescued = 1;
             if ((s = rescue_layout(pk, un_engine_largest_scale(E))) != UN_OK) return s;
             pk->lo = L_area;
         }
@@ -281,7 +332,7 @@ un_status un_pk_bisect_step(un_packer *pk, int *improved)
     if (bisect_due(pk)) {
         double mid = 0.5 * (pk->lo + pk->best_L);
         E->infl_hint = pk->best_L;   /* every later mid lies below */
-        if ((s = first_fill(pk, mid, &ok)) != UN_OK) return s;
+        if ((s = first_fill(pk, mid, 0, &ok)) != UN_OK) return s;
         if (ok) *improved = 1;
         else pk->lo = mid;
         return UN_OK;

@@ -428,6 +428,66 @@ static void test_a_cancelled_start_goes_on(void)
     free_islands(isl);
 }
 
+/* A packer that copies another's start (chains.c: every chain but the
+ * first) searches as if it had made its own: the same layouts, move for
+ * move, as a packer of the same stream that started itself. */
+static void test_a_copied_start_is_the_own_start(void)
+{
+    un_frings isl[NISL];
+    un_pack_options o = options(5), box = options(5);
+    un_packer *own = NULL, *copy = NULL, *first = NULL, *boxes = NULL;
+    un_transform ta[NISL], tb[NISL];
+    un_pack_stats sa, sb;
+    int32_t i, call;
+    int ia, ib;
+    islands(isl);
+    CHECK_OK(un_packer_new(&o, &own));
+    CHECK_OK(un_packer_new(&o, &copy));
+    CHECK_OK(un_packer_new(&o, &first));
+    for (i = 0; i < NISL; i++) {
+        double area = fabs(tu_frings_area(isl + i));
+        CHECK_OK(un_packer_add_island(own, isl + i, area));
+        CHECK_OK(un_packer_add_island(copy, isl + i, area));
+        CHECK_OK(un_packer_add_island(first, isl + i, area));
+    }
+    un_packer_set_stream(own, 1);
+    un_packer_set_stream(copy, 1);
+    CHECK(un_packer_start_copies(copy));
+    CHECK_OK(un_packer_prepare(copy, NULL));
+    CHECK_STATUS(un_packer_start_from(copy, first), UN_EINVAL);   /* `first` has not started */
+    CHECK_EQ(un_packer_start_state(copy), 0);
+    CHECK_OK(un_packer_start(first, NULL));
+    CHECK_OK(un_packer_start(own, NULL));
+    CHECK_OK(un_packer_start_from(copy, first));
+    CHECK_EQ(un_packer_start_state(copy), 1);
+    CHECK_STATUS(un_packer_start_from(copy, first), UN_EINVAL);   /* started already */
+    CHECK(un_packer_best(own, ta) && un_packer_best(copy, tb));
+    CHECK(same_transforms(ta, tb));
+    for (call = 1; call <= 6; call++) {
+        CHECK_OK(un_packer_run(own, 50, NULL, &ia));
+        CHECK_OK(un_packer_run(copy, 50, NULL, &ib));
+        CHECK_EQ(ia, ib);
+        CHECK(un_packer_best(own, ta) && un_packer_best(copy, tb));
+        CHECK(same_transforms(ta, tb));
+    }
+    un_packer_stats(own, &sa);
+    un_packer_stats(copy, &sb);
+    CHECK_EQ(sa.moves, sb.moves);
+    CHECK_EQ(sa.layouts, sb.layouts);
+    CHECK(sa.layouts > 1);   /* the search found more than the start */
+    /* box layouts are no fills: a packer of them makes its own start */
+    box.box = 1;
+    CHECK_OK(un_packer_new(&box, &boxes));
+    for (i = 0; i < NISL; i++) CHECK_OK(un_packer_add_island(boxes, isl + i, fabs(tu_frings_area(isl + i))));
+    CHECK(!un_packer_start_copies(boxes));
+    CHECK_STATUS(un_packer_prepare(boxes, NULL), UN_EINVAL);
+    un_packer_free(own);
+    un_packer_free(copy);
+    un_packer_free(first);
+    un_packer_free(boxes);
+    free_islands(isl);
+}
+
 static void test_bad_arguments(void)
 {
     un_pack_options o = pack_options(1, 16.0 * 1024 * 1024);
@@ -453,6 +513,7 @@ int main(void)
     RUN(test_free_runs);
     RUN(test_a_cancel_reaches_every_chain);
     RUN(test_a_cancelled_start_goes_on);
+    RUN(test_a_copied_start_is_the_own_start);
     RUN(test_bad_arguments);
     return tu_report("test_threads");
 }
