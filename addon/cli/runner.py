@@ -166,8 +166,8 @@ def _run_batch(tasks: Sequence[PackTask], jobs: int, console: _Console, fail_fas
             execute(tasks, stop, console, on_result)
         except KeyboardInterrupt:  # a second Ctrl-C: give up on the files in progress at once
             interrupts.count = max(interrupts.count, 1)
-            for task in tasks:
+            for task in tasks:  # reported too: every file gets its line and JSON record
                 if task.index not in results:
                     r = _not_started(task)
-                    results[task.index] = replace(r, status=INTERRUPTED) if task.index in console.running else r
+                    on_result(replace(r, status=INTERRUPTED) if task.index in console.running else r)
     return [results[t.index] for t in tasks], interrupts.count > 0
