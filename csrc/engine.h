@@ -241,6 +241,8 @@ typedef struct un_engine {
     int32_t     fill_stop;       /* stop filling at the first island that does not fit */
     int32_t     fill_quick;      /* fillers take the first window with room (column by
                                   * column), not the leftmost point of all windows */
+    struct un_fill_memo *fill_memo; /* the windows of the start's last quick fill, for
+                                  * one that goes on where it stopped (fill.c) */
     int64_t     work;            /* collision-free regions computed so far */
     int32_t     at_vertices;     /* half of r's range picks a vertex of the region */
     /* the contact search: every island goes to the vertex of its regions
@@ -249,6 +251,9 @@ typedef struct un_engine {
     un_engine_touch touch;       /* its state */
     volatile int *cancel;
 } un_engine;
+
+/* Free the windows a quick fill of the start kept (E->fill_memo, fill.c). */
+void un_fill_memo_free(un_engine *E);
 
 /* Place positions from.. after positions 0..from-1: the annealed ones by
  * their parameters, then - only when every annealed island fits at full

@@ -91,6 +91,7 @@ void un_packer_free(un_packer *pk)
     for (i = 0; i < pk->E.nlocked; i++) un_frings_free(pk->E.locked + i);
     free(pk->E.isl);
     free(pk->E.locked);
+    un_fill_memo_free(&pk->E);
     un_nfpcache_free(pk->E.ws.cache);
     un_workspace_free(pk->E.ws.arr);
     un_regions_free(&pk->E.ws.reg);

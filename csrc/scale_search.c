@@ -65,17 +65,20 @@ void un_pk_set_schedule(un_packer *pk, double T0, int32_t n)
 
 /* The position a quick fill that stopped short at container L can go on
  * from in container L2 (larger), or 0 to fill anew.  Its islands before
- * the first one that did not fit keep their places: they lie in the larger
- * container too (its corner stays where it was), and with the same
- * inflation they stay the margin apart.  Not with locked islands (they
- * move with L) nor before a complete annealed prefix. */
+ * the first one that did not fit keep their places, moved with the
+ * container's corner (the padding grows with L): they lie in the larger
+ * container too (its inside is no smaller, checked on the grid), and with
+ * the same inflation they stay the margin apart.  Not with locked islands
+ * (they move with L) nor before a complete annealed prefix. */
 static int32_t fill_resumes_at(const un_packer *pk, double L2)
 {
     const un_engine *E = &pk->E;
     double pad = E->padding * L2 / E->q;
+    int64_t lo = (int64_t)ceil(pad), hx = (int64_t)floor(E->tw * L2 / E->q - pad),
+            hy = (int64_t)floor(E->th * L2 / E->q - pad);
     int32_t p = 0;
     if (!E->fill_quick || E->nlocked > 0 || E->bins.nbins_max > 0) return 0;
-    if (!(L2 >= E->L && L2 <= E->L_infl) || (int64_t)ceil(pad) != E->clo.x || (int64_t)ceil(pad) != E->clo.y)
+    if (!(L2 >= E->L && L2 <= E->L_infl) || hx - lo < E->chi.x - E->clo.x || hy - lo < E->chi.y - E->clo.y)
         return 0;
     while (p < E->n && E->pl[p].placed && E->pl[p].sigma == 0) p++;
     return p > E->nanneal && p < E->n ? p : 0;
@@ -87,9 +90,18 @@ static un_status first_fill(un_packer *pk, double L, int32_t from, int *ok)
 {
     int complete = 0;
     double waste;
+    un_pt was = pk->E.clo;
     un_status s = un_engine_set_scale(&pk->E, L);
+    int32_t p;
     *ok = 0;
     if (s == UN_ERANGE) return UN_ENOFIT;
+    /* the places kept move with the container's corner */
+    for (p = 0; p < from; p++) {
+        un_place *q = pk->E.pl + p;
+        int64_t dx = pk->E.clo.x - was.x, dy = pk->E.clo.y - was.y;
+        q->t.x += dx; q->lo.x += dx; q->hi.x += dx;
+        q->t.y += dy; q->lo.y += dy; q->hi.y += dy;
+    }
     /* a filler that does not fit already decides: stop there */
     pk->E.fill_stop = 1;
     if (s == UN_OK) s = un_decode(&pk->E, from, &waste, &complete);
@@ -153,6 +165,15 @@ static double fill_density(const un_engine *E, double L)
     return placed / (E->tw * E->th * L * L);
 }
 
+/* Islands at least the margin apart hold disjoint disks of diameter the
+ * margin, centred in the target: their area must fit in the target grown
+ * by half the margin, however small the islands (and at any scale: the
+ * margin is in tile units). */
+static int too_many_for_the_margin(const un_engine *E)
+{
+    return E->n * UN_PI * 0.25 * E->margin * E->margin > (E->tw + E->margin) * (E->th + E->margin);
+}
+
 /* No bottom-left fill placed every island in any container tried.  That
  * happens when the margin is large next to the islands: the margin grows
  * with the container, so the leftmost free point can leave the islands
@@ -166,10 +187,7 @@ static un_status rescue_layout(un_packer *pk, double L)
     int64_t since = 0, work0 = E->work, moves;
     int complete = 0, ok = 0;
     un_status s;
-    /* islands at least the margin apart hold disjoint disks of diameter
-     * the margin, centred in the target: their area must fit in the target
-     * grown by half the margin, however small the islands */
-    if (E->n * UN_PI * 0.25 * E->margin * E->margin > (E->tw + E->margin) * (E->th + E->margin)) return UN_OK;
+    if (too_many_for_the_margin(E)) return UN_OK;
     if (E->nanneal == 0) return UN_OK;
     if ((s = un_pk_try_scale(pk, L, 0)) != UN_OK) return s;
     /* hot enough to give up a typical island's share now and then */
@@ -246,6 +264,11 @@ un_status un_pk_start_layout(un_packer *pk, volatile int *cancel)
     int ok = 0;
     un_status s;
     E->cancel = cancel;
+    /* no layout at any scale: say so at once (100,000 triangles at margin
+     * 0.005 filled growing containers, seconds each, with no answer after
+     * 120 s in issue 27's run; now CannotFitError after 1.8 s, the islands
+     * found in Python) */
+    if (!(pk->opt.fixed_scale > 0) && too_many_for_the_margin(E)) return UN_ENOFIT;
     if ((s = start_prepare(pk, &L_area)) != UN_OK) return s;
     /* the skyline knows nothing of locked islands: with them, boxes go
      * through the general engine (the caller passes box outlines) */

@@ -429,6 +429,21 @@ def test_empty_input_is_rejected():
         uvnest.pack(np.zeros((4, 2)), np.zeros((0, 3), dtype=np.int64), time_limit=None)
 
 
+def test_quick_fills_that_go_on_keep_the_rules():
+    """Above 300 islands the first layout is a quick fill; one that stops
+    short goes on where it stopped in a larger container (its islands and
+    windows kept).  One big triangle and 400 small ones (seeded) stop short
+    four times: the layouts of both thread counts pass the checker."""
+    from tests.bench.synthetic import triangle_islands
+    uvs, faces = triangle_islands(400, seed=0)
+    big = uvs[0:3] - uvs[0:3].min(axis=0)
+    uvs[0:3] = big * 20 / math.sqrt(shapely.Polygon(big).area) - np.array([100.0, 0.0])
+    for threads in (1, 2):
+        result = uvnest.pack(uvs, faces, time_limit=None, iterations=0, margin=0.002, threads=threads)
+        assert result.kind == "exact"
+        assert_valid(result, uvs, faces, margin=0.002)
+
+
 # ------------------------------------------------------------------ locked
 
 def _locked_scene(seed=41, n_moving=6):

@@ -1248,7 +1248,59 @@ static void test_fit_margin_wider_than_islands(void)
         CHECK_EQ(un_packer_best(pk, t), 0);
         un_packer_free(pk);
     }
+    /* at margin 1.2 no scale helps: five disks of diameter 1.2 (one around
+     * a point of each island) cover more than the unit square grown by 0.6
+     * holds.  UN_ENOFIT at once: no fill ran (no no-fit polygon) */
+    o.margin = 1.2;
+    pk = new_packer(&o, isl, 5);
+    if (pk) {
+        un_pack_stats st;
+        CHECK_STATUS(un_packer_start(pk, NULL), UN_ENOFIT);
+        CHECK_EQ(un_packer_best(pk, t), 0);
+        un_packer_stats(pk, &st);
+        CHECK_EQ(st.cache_misses, 0);
+        un_packer_free(pk);
+    }
     free_all(isl, 5);
+}
+
+/* Above BISECT_AT_START islands the first layout is a quick fill, and one
+ * that stops short goes on where it stopped in a larger container, its
+ * islands and (with WINDOW_MAX windows across) its windows kept
+ * (scale_search.c fill_resumes_at, fill.c un_fill_memo): one big triangle
+ * and 400 small ones of varied shapes and sizes, margin 0.002, stop short
+ * and go on; the layout passes the checker before and after moves. */
+static void test_quick_fill_goes_on(void)
+{
+    enum { N = 401 };
+    un_frings *isl = (un_frings *)malloc(N * sizeof *isl);
+    un_pack_options o = fit_options();
+    un_packer *pk;
+    uint32_t h = 12345;
+    int32_t i, j;
+    if (!isl) abort();
+    o.margin = 0.002;
+    for (i = 0; i < N; i++) {
+        double xy[6], size = i == 0 ? 12.0 : 0.3 + 0.7 * (double)(N - i) / N, a0;
+        h = h * 1664525u + 1013904223u;
+        a0 = 6.283185307179586 * (double)(h >> 8) / 16777216.0;
+        for (j = 0; j < 3; j++) {
+            double a = a0 + 2.0943951023931953 * j + 0.5 * (j == 1 ? (double)(h & 255) / 255.0 : 0);
+            xy[2 * j] = 30.0 * (i % 20) + size * cos(a);
+            xy[2 * j + 1] = 30.0 * (i / 20) + size * sin(a);
+        }
+        un_frings_init(isl + i);
+        if (un_frings_add(isl + i, xy, 3) != UN_OK) abort();
+    }
+    pk = packed(&o, isl, N, 1, 2);
+    if (pk) {
+        un_pack_stats st;
+        un_packer_stats(pk, &st);
+        CHECK_EQ(st.rejected, 0);
+        un_packer_free(pk);
+    }
+    free_all(isl, N);
+    free(isl);
 }
 
 /* Islands keep the fixed scale; a set that needs exactly 3 targets gets 3:
@@ -1629,6 +1681,7 @@ int main(void)
     RUN(test_fit_L_shapes_offset_target);
     RUN(test_fit_single_island);
     RUN(test_fit_margin_wider_than_islands);
+    RUN(test_quick_fill_goes_on);
     RUN(test_fit_filler);
     RUN(test_fit_determinism);
     RUN(test_fit_cancel);
