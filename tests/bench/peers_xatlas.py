@@ -263,7 +263,8 @@ def _unstretch(island: np.ndarray, corners: np.ndarray, d: np.ndarray, ok: np.nd
     (``max d - 1``).
     """
     n = d.shape[0]
-    added = (1.0 - 1.0 / d) * size
+    with np.errstate(divide="ignore", invalid="ignore"):   # d = 0: a collapsed chart, never a snap
+        added = (1.0 - 1.0 / d) * size
     snap = ok & (d >= 1.0 - 1e-9).all(axis=1) & (added <= SNAP_TEXELS).all(axis=1)
     factor = np.where(snap[:, None], d, 1.0)
     fixed = bmin[island] + (corners - bmin[island]) / factor[island]
