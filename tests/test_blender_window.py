@@ -37,7 +37,7 @@ SCRIPT = Path(__file__).with_name("blender_scripts") / "window_session.py"
 MODEL = "homedecor_bathroom_sink.obj"
 CASES = ("esc_restores", "enter_keeps_and_undo", "ctrl_z_key_is_held_back", "mode_switch", "delete_object",
          "undo_mid_run", "close_editor", "file_load", "dense_esc_during_first_layout", "dense_time_limit",
-         "dense_stream_is_drawn", "failed_start_leaves_nothing")
+         "dense_stream_is_drawn", "failed_start_leaves_nothing", "drawn_mode_switch", "drawn_file_load")
 #: The message of the start that ``failed_start_leaves_nothing`` makes fail.
 FORCED_FAILURE = "start failed on purpose"
 #: Seconds the whole windowed run may take (it takes about a minute).
@@ -177,3 +177,15 @@ def test_a_start_that_fails_leaves_no_worker_drawing_or_hidden_uvs(session: Dict
     assert r["raised"] is not None and FORCED_FAILURE in r["raised"], r
     assert r["workers_after"] == [] and r["drawing_back"] and r["unchanged"], r
     assert r["pixels"] == 0 and r["operator_polls"], r
+
+
+@pytest.mark.parametrize("name", ["drawn_mode_switch", "drawn_file_load"])
+def test_a_drawn_stream_ends_cleanly_when_edit_mode_is_left_or_a_file_loads(session: Dict[str, Any],
+                                                                              name: str) -> None:
+    """The drawn stream (forced for a small model): leaving Edit Mode or
+    opening a file mid-run stops the worker, removes the drawing and gives
+    the UV editor its own drawing back; the mesh, never written, is as it was."""
+    r = case(session, name)
+    assert r["invoke"] == ["RUNNING_MODAL"] and r["layouts"] >= 1 and r["mesh_unchanged"], r
+    assert r["workers_after"] == [] and r["drawing_back"] and r["unchanged"], r
+    assert r["pixels"] == 0, r

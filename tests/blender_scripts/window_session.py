@@ -385,7 +385,40 @@ def uv_editor_draw_seconds() -> float:
 def uv_drawing(space: Any) -> List[Any]:
     """What decides whether an image editor draws the mesh's UVs: its mode
     and (Blender 4.x and later) its "UV" overlay."""
-    return [space.mode, space.show_uvedit, getattr(space.uv_editor, "show_uv", None)]
+    return [space.mode, getattr(space.uv_editor, "show_uv", None)]
+
+
+def drawn_interrupted(name: str, act: Callable[[Any], None]) -> Case:
+    """As :func:`interrupted`, with every layout drawn, not written (the
+    operator's loop limit forced to 0): wait for a drawn layout, ``act``,
+    and record what was left: workers, the editor's drawing, the mesh."""
+    from uvnest.blender import operators
+
+    obj = yield from model_scene()
+    original = edit_uvs(obj)
+    space = uv_area().spaces.active
+    drawing = uv_drawing(space)
+    real_limit, operators.WRITTEN_LOOPS_MAX = operators.WRITTEN_LOOPS_MAX, 0
+    try:
+        del UPDATES[:]
+        r = results[name] = {"invoke": invoke()}
+        t0 = time.perf_counter()
+        while not any(shown for _, shown in UPDATES) and time.perf_counter() - t0 < 15.0:
+            yield LOOK
+        r["layouts"] = sum(shown for _, shown in UPDATES)
+        r["mesh_unchanged"] = same(edit_uvs(obj), original)
+        name_of_obj = obj.name
+        act(obj)
+        yield from settle()
+    finally:
+        operators.WRITTEN_LOOPS_MAX = real_limit
+    r["workers_after"] = workers()
+    area = uv_area()
+    r["drawing_back"] = area is None or area.spaces.active.as_pointer() != space.as_pointer() or \
+        uv_drawing(area.spaces.active) == drawing
+    obj = bpy.data.objects.get(name_of_obj)
+    r["unchanged"] = obj is None or same(mesh_uvs(obj) if obj.mode == "OBJECT" else edit_uvs(obj), original)
+    r["pixels"] = overlay_pixels(f"{name}.png")
 
 
 def case_dense_stream_is_drawn() -> Case:
@@ -456,6 +489,17 @@ def case_failed_start_leaves_nothing() -> Case:
     r["pixels"] = overlay_pixels("failed_start.png")
     with override():
         r["operator_polls"] = bpy.ops.uv.uvnest_pack.poll()
+
+
+def case_drawn_mode_switch() -> Case:
+    yield from drawn_interrupted("drawn_mode_switch", to_object_mode)
+
+
+def case_drawn_file_load() -> Case:
+    def load(obj: Any) -> None:
+        with override(area=None):
+            bpy.ops.wm.open_mainfile(filepath=bpy.data.filepath)
+    yield from drawn_interrupted("drawn_file_load", load)
 
 
 def case_dense_esc_during_first_layout() -> Case:
