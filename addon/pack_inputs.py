@@ -17,16 +17,45 @@ from .options import OPTIONS
 __all__ = ["in_texel_space", "island_groups", "locked_islands", "option_arguments", "packing_shape"]
 
 
-def packing_shape(isl: Island, shape: str) -> Tuple[List[np.ndarray], float]:
+def min_area_rectangle(rings: List[np.ndarray]) -> np.ndarray:
+    """The smallest-area rectangle holding ``rings`` (4 corners,
+    counter-clockwise), at any angle: one of its sides lies on an edge of
+    the rings' convex hull (Freeman and Shapira), so every hull edge's
+    direction is tried.  It holds every point: each side is pushed out by a
+    few units in the last place of the coordinates, more than the rounding
+    of the projections and of the corners."""
+    hull = _core.hull(rings)[0]
+    edges = np.roll(hull, -1, axis=0) - hull
+    length = np.hypot(edges[:, 0], edges[:, 1])
+    if not np.any(length > 0):   # a point: its (degenerate) box
+        return np.repeat(hull[:1], 4, axis=0)
+    ux = edges[length > 0] / length[length > 0, None]   # (E, 2) side directions
+    uy = np.column_stack([-ux[:, 1], ux[:, 0]])
+    pu, pv = ux @ hull.T, uy @ hull.T                    # (E, P) projections
+    area = (pu.max(1) - pu.min(1)) * (pv.max(1) - pv.min(1))
+    e = int(np.argmin(area))
+    slack = 8 * np.finfo(np.float64).eps * (float(np.abs(hull).max()) + 1e-300)
+    u0, u1 = pu[e].min() - slack, pu[e].max() + slack
+    v0, v1 = pv[e].min() - slack, pv[e].max() + slack
+    return np.array([u * ux[e] + v * uy[e] for u, v in ((u0, v0), (u1, v0), (u1, v1), (u0, v1))])
+
+
+def packing_shape(isl: Island, shape: str, turns: bool = False) -> Tuple[List[np.ndarray], float]:
     """The outline the engine packs (it holds every UV of the island, needles
     and zero-area faces too: see ``uvnest.islands``), and the area the
     engine counts (the island's, or the outline's when it has none: a strip
     of a tiny segment far from the origin can round to no area in floats,
-    and the engine needs some)."""
+    and the engine needs some).  Shape box: the island's bounding box as
+    given, or with ``turns`` (islands may turn to any angle) its
+    smallest-area bounding rectangle, which the engine turns upright (its
+    base orientation): at a random angle a thin strip's box is many times
+    its area."""
     area = isl.area if isl.area > 0 else float(abs(ring_areas(isl.outline).sum()))
     area = max(area, float(np.finfo(np.float64).tiny))
     if shape == "convex":
         return _core.hull(isl.outline), area
+    if shape == "box" and turns:
+        return [min_area_rectangle(isl.outline)], area
     if shape == "box":
         pts = np.concatenate(isl.outline)
         (x0, y0), (x1, y1) = pts.min(axis=0), pts.max(axis=0)

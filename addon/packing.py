@@ -308,7 +308,7 @@ class Packer(PackerSearch, FinalCheck):
         for j, (k, isl) in enumerate(zip(self._prescale, moving)):
             if j % 4096 == 4095:
                 self._check_cancel()
-            rings, area = packing_shape(isl, o.shape)
+            rings, area = packing_shape(isl, o.shape, o.align)
             self._shapes.append([r * k for r in rings])
             self._areas.append(area * k * k)
         self._areas = np.array(self._areas)
