@@ -618,6 +618,20 @@ int         un_skyline_place(un_skyline *s, double w, double h, int rot, int fit
 /* Record a rectangle placed at (x, y). */
 un_status   un_skyline_add(un_skyline *s, double x, double y, double w, double h);
 
+/* -------------------------------------------------------------- shelves.c */
+
+typedef struct un_shelves un_shelves;
+un_shelves *un_shelves_new(void);
+void        un_shelves_free(un_shelves *s);
+/* Empty the container, W wide and H tall. */
+void        un_shelves_reset(un_shelves *s, double W, double H);
+/* Place a w x h rectangle (or h x w when rot allows and it wastes less) on
+ * the first shelf with room (fit: the one leaving the least area empty), or
+ * on a new shelf; *placed 0 when it does not fit.  UN_ENOMEM when a new
+ * shelf cannot be recorded. */
+un_status   un_shelves_place(un_shelves *s, double w, double h, int rot, int fit, double *x, double *y,
+                             int *rotated, int *placed);
+
 /* pow2.c (un_pack_pow2), components.c (un_components, un_overlap_groups)
  * and outline.c's un_geom_outlines: uvnest.h. */
 

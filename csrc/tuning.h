@@ -260,9 +260,9 @@
 
 /* ---------------------------------------------------- boxes (boxes.c) */
 
-/* More rectangles than this go on shelves (next fit, tallest first: linear
- * time), not on the skyline, whose every placement scans the whole skyline
- * (10,000 islands took 90 s). */
+/* More rectangles than this go on shelves only (shelves.c: a scan of the
+ * shelves per placement), not on the skyline too, whose every placement
+ * scans the whole skyline (10,000 islands took 90 s). */
 #define BOX_SHELF_AT 1000
 /* Rectangles are grown by half the margin and this many grid steps (the
  * roundings between the grid and the boxes). */

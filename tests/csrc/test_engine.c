@@ -598,6 +598,84 @@ static void test_skyline_best_fit(void)
     un_skyline_free(s);
 }
 
+/* ========================================================= shelves.c */
+
+/* A hand example: a new shelf per rectangle that fits no shelf, lying flat;
+ * standing up on a taller shelf when that leaves less empty; first fit and
+ * best fit; refusing what fits neither a shelf nor the room on top. */
+static void test_shelves_basic(void)
+{
+    un_shelves *s = un_shelves_new();
+    double x = -1, y = -1;
+    int rot = -1, placed = -1;
+    CHECK(s != NULL);
+    if (!s) return;
+    un_shelves_reset(s, 10, 10);
+    /* 2 x 4 lies flat: the first shelf is 2 tall */
+    CHECK_OK(un_shelves_place(s, 2, 4, 1, 0, &x, &y, &rot, &placed));
+    CHECK(placed && x == 0 && y == 0 && rot == 1);
+    /* without turns it opens a shelf as it is, on top */
+    CHECK_OK(un_shelves_place(s, 2, 4, 0, 0, &x, &y, &rot, &placed));
+    CHECK(placed && x == 0 && y == 2 && rot == 0);
+    /* 1 x 3: on the 2-tall shelf (first fit), at height 1 (turned, waste
+     * 1 * 3) or 3 > 2 (does not fit upright there) */
+    CHECK_OK(un_shelves_place(s, 1, 3, 1, 0, &x, &y, &rot, &placed));
+    CHECK(placed && x == 4 && y == 0 && rot == 1);
+    /* 1 x 4 by best fit: standing on the 4-tall shelf wastes nothing */
+    CHECK_OK(un_shelves_place(s, 1, 4, 1, 1, &x, &y, &rot, &placed));
+    CHECK(placed && x == 2 && y == 2 && rot == 0);
+    /* shelves 2 and 4 tall take 6 of 10: a 5 x 5 has no room */
+    CHECK_OK(un_shelves_place(s, 5, 5, 1, 0, &x, &y, &rot, &placed));
+    CHECK(!placed);
+    /* wider than the container lying flat: stands up */
+    un_shelves_reset(s, 3, 20);
+    CHECK_OK(un_shelves_place(s, 1, 5, 1, 0, &x, &y, &rot, &placed));
+    CHECK(placed && x == 0 && y == 0 && rot == 0);
+    un_shelves_free(s);
+    un_shelves_free(NULL);
+}
+
+/* Random rectangles (integer sizes) until the container is full, by both
+ * rules, with and without turns: every one placed lies inside, overlapping
+ * no earlier one; one refused fits no shelf's room and not on top. */
+static void test_shelves_random(void)
+{
+    uint64_t seed = 91;
+    int32_t trial;
+    for (trial = 0; trial < 20; trial++) {
+        const double W = (double)tu_range(&seed, 20, 120), H = (double)tu_range(&seed, 20, 120);
+        box2 r[400];
+        int32_t n = 0, attempt, i;
+        int rot = trial % 2, fit = trial / 2 % 2;
+        un_shelves *s = un_shelves_new();
+        if (!s) abort();
+        un_shelves_reset(s, W, H);
+        for (attempt = 0; attempt < 400 && n < 400; attempt++) {
+            double w = (double)tu_range(&seed, 1, 30), h = (double)tu_range(&seed, 1, 30), x, y, top = 0;
+            int turned = 0, placed = 0;
+            CHECK_OK(un_shelves_place(s, w, h, rot, fit, &x, &y, &turned, &placed));
+            if (!placed) {
+                for (i = 0; i < n; i++)
+                    if (r[i].y + r[i].h > top) top = r[i].y + r[i].h;
+                /* refused: no room on top (the last shelf's top is that of
+                 * the rectangle that opened it), either way it may lie */
+                CHECK(!((w <= W && top + h <= H) || (rot && h <= W && top + w <= H)));
+                continue;
+            }
+            CHECK(!turned || rot);
+            if (turned) { double t = w; w = h; h = t; }
+            CHECK(x >= 0 && y >= 0 && x + w <= W && y + h <= H);
+            for (i = 0; i < n; i++)
+                CHECK_MSG(!(r[i].x < x + w && x < r[i].x + r[i].w && r[i].y < y + h && y < r[i].y + r[i].h),
+                          "overlaps rectangle %d", (int)i);
+            r[n].x = x; r[n].y = y; r[n].w = w; r[n].h = h;
+            n++;
+        }
+        CHECK(n > 3);
+        un_shelves_free(s);
+    }
+}
+
 /* Random rectangles (integer sizes: exact arithmetic) until the container
  * is full: every bottom-left placement is the brute-force one; by either
  * rule a rectangle fits exactly when the brute force finds a place (the
@@ -1673,6 +1751,8 @@ int main(void)
     RUN(test_skyline_basic);
     RUN(test_skyline_best_fit);
     RUN(test_skyline_random);
+    RUN(test_shelves_basic);
+    RUN(test_shelves_random);
     RUN(test_nfpcache_basic);
     RUN(test_nfpcache_eviction);
     RUN(test_nfpcache_grow);
