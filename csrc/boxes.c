@@ -209,13 +209,13 @@ static un_status try_boxes(un_packer *pk, un_pack_options o, volatile int *cance
  * search starts from (with rotation any each island's minimal box, and its
  * quarter turns when the step divides them), and with rotation any also as
  * given.  Not on the first layout, which stays the bottom-left fill; not
- * with locked islands (the skyline knows nothing of them), a fixed scale,
- * or more islands than are bisected at the start (there the skyline falls
- * behind the quick fills). */
+ * with locked islands (the skyline knows nothing of them) or a fixed
+ * scale.  Above BISECT_AT_START islands too: there, on the first move, they
+ * beat the quick fills (synthetic-1000 0.4522 against 0.4356 in 0.35 s,
+ * synthetic-10000 0.1643 against 0.1088 in 1.0 s, threads=1, loaded). */
 int un_pk_box_layouts_due(const un_packer *pk)
 {
-    return !pk->no_boxes && !pk->opt.box && !(pk->opt.fixed_scale > 0) && !pk->E.nlocked &&
-           pk->E.n <= BISECT_AT_START;
+    return !pk->no_boxes && !pk->opt.box && !(pk->opt.fixed_scale > 0) && !pk->E.nlocked;
 }
 
 un_status un_pk_try_box_layouts(un_packer *pk, volatile int *cancel, int *improved)

@@ -32,3 +32,22 @@ def test_box_mode_packs_turned_strips_by_their_smallest_rectangles():
     res = uvnest.pack(uvs, faces, shape="box", rotation="any", margin=0.002, iterations=0, time_limit=None)
     assert res.coverage > 3 * as_given_bound, (res.coverage, as_given_bound)
     assert_valid(res, uvs, faces, margin=0.002, rotation="any")
+
+
+def test_box_layouts_are_tried_above_the_bisected_counts():
+    """320 strips at random angles, more islands than are bisected at the
+    start (BISECT_AT_START, 300), so the first layout is a quick fill.  On
+    the first move the packer tries its box layouts (the islands' smallest
+    rectangles, skyline and shelves), which pack strips tighter than that
+    fill: after it the best is at least shape box's layout, valid."""
+    rng = np.random.default_rng(5)
+    uvs, faces = _rects([(rng.uniform(0.5, 1.0), rng.uniform(0.04, 0.08), rng.uniform(0, 180)) for _ in range(320)])
+    opts = dict(margin=0.002, rotation="any", threads=1)
+    box = uvnest.pack(uvs, faces, shape="box", iterations=0, time_limit=None, **opts)
+    packer = uvnest.Packer(uvs, faces, **opts)
+    first = packer.best.coverage
+    assert first < box.coverage - 0.02, "the fill packs the strips as well as boxes: the test shows nothing"
+    packer.step(seconds=None, iterations=1)
+    assert packer.best.coverage >= box.coverage - 1e-12, (first, box.coverage, packer.best.coverage)
+    assert packer.stats["rejected"] == 0
+    assert_valid(packer.best, uvs, faces, margin=0.002, rotation="any")
