@@ -14,30 +14,67 @@ from .errors import InputError
 from .islands import Island, ring_areas
 from .options import OPTIONS
 
-__all__ = ["in_texel_space", "island_groups", "locked_islands", "option_arguments", "packing_shape"]
+__all__ = ["in_texel_space", "island_groups", "locked_islands", "option_arguments", "packing_shape", "packing_shapes"]
 
 
-def min_area_rectangle(rings: List[np.ndarray]) -> np.ndarray:
-    """The smallest-area rectangle holding ``rings`` (4 corners,
-    counter-clockwise), at any angle: one of its sides lies on an edge of
-    the rings' convex hull (Freeman and Shapira), so every hull edge's
-    direction is tried.  It holds every point: each side is pushed out by a
+def min_area_rectangles(outlines: Sequence[List[np.ndarray]]) -> np.ndarray:
+    """Per outline (an island's rings) the smallest-area rectangle holding
+    it, at any angle, as 4 corners counter-clockwise: ``(N, 4, 2)``.  One of
+    its sides lies on an edge of the convex hull (Freeman and Shapira), so
+    every hull edge's direction is tried, for the hulls of one vertex count
+    at once (100,000 triangles: one batch).  Each side is pushed out by a
     few units in the last place of the coordinates, more than the rounding
-    of the projections and of the corners."""
-    hull = _core.hull(rings)[0]
-    edges = np.roll(hull, -1, axis=0) - hull
-    length = np.hypot(edges[:, 0], edges[:, 1])
-    if not np.any(length > 0):   # a point: its (degenerate) box
-        return np.repeat(hull[:1], 4, axis=0)
-    ux = edges[length > 0] / length[length > 0, None]   # (E, 2) side directions
-    uy = np.column_stack([-ux[:, 1], ux[:, 0]])
-    pu, pv = ux @ hull.T, uy @ hull.T                    # (E, P) projections
-    area = (pu.max(1) - pu.min(1)) * (pv.max(1) - pv.min(1))
-    e = int(np.argmin(area))
-    slack = 8 * np.finfo(np.float64).eps * (float(np.abs(hull).max()) + 1e-300)
-    u0, u1 = pu[e].min() - slack, pu[e].max() + slack
-    v0, v1 = pv[e].min() - slack, pv[e].max() + slack
-    return np.array([u * ux[e] + v * uy[e] for u, v in ((u0, v0), (u1, v0), (u1, v1), (u0, v1))])
+    of the projections and of the corners, so it holds every point."""
+    hulls = [_core.hull(rings)[0] for rings in outlines]
+    out = np.empty((len(hulls), 4, 2))
+    counts = np.array([len(h) for h in hulls], dtype=np.int64)
+    for p in np.unique(counts):
+        which = np.flatnonzero(counts == p)
+        # a few million projections at a time (a hull of P vertices has P^2)
+        step = max(1, RECT_BATCH // max(1, int(p) * int(p)))
+        for b in range(0, len(which), step):
+            part = which[b:b + step]
+            out[part] = _rectangles_of_hulls(np.stack([hulls[i] for i in part]))
+    # no area (a segment, a point, whose hull may be NaN): the box as given
+    side = np.linalg.norm(out[:, 1] - out[:, 0], axis=1) * np.linalg.norm(out[:, 3] - out[:, 0], axis=1)
+    for i in np.flatnonzero(~(side > 0)):
+        out[i] = _box_as_given(outlines[i])
+    return out
+
+
+def _box_as_given(rings: List[np.ndarray]) -> np.ndarray:
+    """The bounding box of ``rings`` as 4 corners counter-clockwise."""
+    pts = np.concatenate(rings)
+    (x0, y0), (x1, y1) = pts.min(axis=0), pts.max(axis=0)
+    return np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]])
+
+
+#: Projections computed at once by :func:`min_area_rectangles`.
+RECT_BATCH = 1 << 21
+
+
+def _rectangles_of_hulls(hull: np.ndarray) -> np.ndarray:
+    """:func:`min_area_rectangles` of ``(M, P, 2)`` hulls of P vertices (a
+    huge hull: its edges a batch at a time)."""
+    edges = np.roll(hull, -1, axis=1) - hull
+    length = np.hypot(edges[..., 0], edges[..., 1])
+    ux = edges / np.where(length > 0, length, 1.0)[..., None]    # (M, P, 2) side directions
+    uy = np.stack([-ux[..., 1], ux[..., 0]], axis=-1)
+    span = np.empty((hull.shape[0], hull.shape[1], 4))            # per edge: min/max along ux, uy
+    step = max(1, RECT_BATCH // (hull.shape[0] * hull.shape[1]))
+    for a in range(0, hull.shape[1], step):
+        pu = np.einsum("mek,mpk->mep", ux[:, a:a + step], hull)  # (M, edges, P points)
+        pv = np.einsum("mek,mpk->mep", uy[:, a:a + step], hull)
+        span[:, a:a + step] = np.stack([pu.min(2), pu.max(2), pv.min(2), pv.max(2)], axis=-1)
+    area = (span[..., 1] - span[..., 0]) * (span[..., 3] - span[..., 2])
+    area[length == 0] = np.inf                                    # no direction
+    e = np.argmin(area, axis=1)
+    rows = np.arange(len(hull))
+    slack = 8 * np.finfo(np.float64).eps * (np.abs(hull).max(axis=(1, 2)) + 1e-300)
+    u0, u1, v0, v1 = (span[rows, e, c] + sign * slack for c, sign in enumerate((-1, 1, -1, 1)))
+    ex, ey = ux[rows, e], uy[rows, e]                             # (M, 2)
+    corners = [(u0, v0), (u1, v0), (u1, v1), (u0, v1)]
+    return np.stack([u[:, None] * ex + v[:, None] * ey for u, v in corners], axis=1)
 
 
 def packing_shape(isl: Island, shape: str, turns: bool = False) -> Tuple[List[np.ndarray], float]:
@@ -50,17 +87,26 @@ def packing_shape(isl: Island, shape: str, turns: bool = False) -> Tuple[List[np
     smallest-area bounding rectangle, which the engine turns upright (its
     base orientation): at a random angle a thin strip's box is many times
     its area."""
-    area = isl.area if isl.area > 0 else float(abs(ring_areas(isl.outline).sum()))
-    area = max(area, float(np.finfo(np.float64).tiny))
-    if shape == "convex":
-        return _core.hull(isl.outline), area
-    if shape == "box" and turns:
-        return [min_area_rectangle(isl.outline)], area
-    if shape == "box":
-        pts = np.concatenate(isl.outline)
-        (x0, y0), (x1, y1) = pts.min(axis=0), pts.max(axis=0)
-        return [np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]])], area
-    return isl.outline, area
+    return packing_shapes([isl], shape, turns)[0]
+
+
+def packing_shapes(islands: Sequence[Island], shape: str, turns: bool = False) -> List[Tuple[List[np.ndarray], float]]:
+    """:func:`packing_shape` of each island (the smallest rectangles of
+    shape box with ``turns`` computed together)."""
+    rects = min_area_rectangles([isl.outline for isl in islands]) if shape == "box" and turns else None
+    out = []
+    for j, isl in enumerate(islands):
+        area = isl.area if isl.area > 0 else float(abs(ring_areas(isl.outline).sum()))
+        area = max(area, float(np.finfo(np.float64).tiny))
+        if rects is not None:
+            out.append(([rects[j]], area))
+        elif shape == "convex":
+            out.append((_core.hull(isl.outline), area))
+        elif shape == "box":
+            out.append(([_box_as_given(isl.outline)], area))
+        else:
+            out.append((isl.outline, area))
+    return out
 
 
 def in_texel_space(isl: Island, aspect: Tuple[float, float]) -> Island:

@@ -54,7 +54,7 @@ from .errors import CannotFitError, InputError, requirement, seconds as _seconds
 from .group_layout import PROBE_MOVES, TIME_SHARE as CLUSTER_TIME_SHARE, build_clusters
 from .islands import Island, clipped_area, find_islands, island_faces_of
 from .options import DEFAULT_TIME_LIMIT, PackOptions, TextureSize, cpu_cores
-from .pack_inputs import in_texel_space, island_groups, locked_islands, option_arguments, packing_shape
+from .pack_inputs import in_texel_space, island_groups, locked_islands, option_arguments, packing_shape, packing_shapes
 from .packer_search import PackerSearch
 from .results import IDENTITY, IslandTransform, PackResult, apply_transforms, compose_transforms
 from .scales import mixed_scales
@@ -305,10 +305,9 @@ class Packer(PackerSearch, FinalCheck):
             moving = self._cluster(moving, None if limit is None else self._t0 + CLUSTER_TIME_SHARE * limit)
         self._shapes = []     # per moving island: what the engine packs, pre-scaled
         self._areas = []      # the area the engine counts per island
-        for j, (k, isl) in enumerate(zip(self._prescale, moving)):
+        for j, (k, (rings, area)) in enumerate(zip(self._prescale, packing_shapes(moving, o.shape, o.align))):
             if j % 4096 == 4095:
                 self._check_cancel()
-            rings, area = packing_shape(isl, o.shape, o.align)
             self._shapes.append([r * k for r in rings])
             self._areas.append(area * k * k)
         self._areas = np.array(self._areas)

@@ -11,8 +11,34 @@ import shapely
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import uvnest  # noqa: E402
+from uvnest.pack_inputs import min_area_rectangles  # noqa: E402
 from tests.pack_checker import assert_valid  # noqa: E402
 from tests.pack_shapes import _rects  # noqa: E402
+
+
+def test_min_area_rectangles_hold_every_point_at_the_smallest_area():
+    """Random point sets of 3 to 8 points (batched by hull size), a circle
+    of 3,000 points (its edges a batch at a time), a point and a diagonal
+    segment: each rectangle is a rectangle holding every point, of
+    shapely's minimum rotated rectangle's area (up to the hull's outward
+    rounding); the point (whose hull has no area) gets its box as given."""
+    rng = np.random.default_rng(7)
+    outlines = [[rng.random((int(rng.integers(3, 9)), 2)) * 10 - 5] for _ in range(300)]
+    ang = np.linspace(0, 2 * np.pi, 3000, endpoint=False)
+    outlines.append([np.column_stack([np.cos(ang), np.sin(ang)]) * 3 + 7])
+    outlines += [[np.full((3, 2), 0.25)], [np.array([[0.0, 0.0], [1.0, 1.0], [2.0, 2.0]])]]
+    rects = min_area_rectangles(outlines)
+    assert rects.shape == (len(outlines), 4, 2) and np.all(np.isfinite(rects))
+    for rect, rings in zip(rects[:-2], outlines[:-2]):
+        pts = shapely.MultiPoint(np.concatenate(rings))
+        poly = shapely.Polygon(rect)
+        sides = np.diff(np.vstack([rect, rect[:1]]), axis=0)
+        assert abs(float(np.dot(sides[0], sides[1]))) <= 1e-9 * float(np.dot(sides[0], sides[0]))  # right angle
+        assert poly.contains(pts) or poly.buffer(1e-12).contains(pts)
+        best = shapely.minimum_rotated_rectangle(pts).area
+        assert poly.area <= best * (1 + 1e-6) + 1e-12, (poly.area, best)
+    assert np.allclose(rects[-2], 0.25)
+    assert shapely.Polygon(rects[-1]).buffer(1e-12).contains(shapely.MultiPoint(outlines[-1][0]))
 
 
 def test_box_mode_packs_turned_strips_by_their_smallest_rectangles():

@@ -598,6 +598,17 @@ static void test_skyline_best_fit(void)
     un_skyline_free(s);
 }
 
+/* A w x h rectangle placed at (x, y) lies inside the W x H container and
+ * overlaps none of the n rectangles r placed before it. */
+static void check_placed(const box2 *r, int32_t n, double x, double y, double w, double h, double W, double H)
+{
+    int32_t i;
+    CHECK(x >= 0 && y >= 0 && x + w <= W && y + h <= H);
+    for (i = 0; i < n; i++)
+        CHECK_MSG(!(r[i].x < x + w && x < r[i].x + r[i].w && r[i].y < y + h && y < r[i].y + r[i].h),
+                  "overlaps rectangle %d", (int)i);
+}
+
 /* ========================================================= shelves.c */
 
 /* A hand example: a new shelf per rectangle that fits no shelf, lying flat;
@@ -664,10 +675,7 @@ static void test_shelves_random(void)
             }
             CHECK(!turned || rot);
             if (turned) { double t = w; w = h; h = t; }
-            CHECK(x >= 0 && y >= 0 && x + w <= W && y + h <= H);
-            for (i = 0; i < n; i++)
-                CHECK_MSG(!(r[i].x < x + w && x < r[i].x + r[i].w && r[i].y < y + h && y < r[i].y + r[i].h),
-                          "overlaps rectangle %d", (int)i);
+            check_placed(r, n, x, y, w, h, W, H);
             r[n].x = x; r[n].y = y; r[n].w = w; r[n].h = h;
             n++;
         }
@@ -688,7 +696,7 @@ static void test_skyline_random(void)
     for (trial = 0; trial < 20; trial++) {
         const double W = (double)tu_range(&seed, 20, 120), H = (double)tu_range(&seed, 20, 120);
         box2 r[400];
-        int32_t n = 0, attempt, i;
+        int32_t n = 0, attempt;
         un_skyline *s = un_skyline_new();
         if (!s) abort();
         CHECK_OK(un_skyline_reset(s, W, H));
@@ -703,10 +711,7 @@ static void test_skyline_random(void)
                 CHECK_MSG(x == rx && y == ry && turned == rturned, "placed at (%g, %g)%s, expected (%g, %g)%s", x, y,
                           turned ? " turned" : "", rx, ry, rturned ? " turned" : "");
             if (turned) { double t = w; w = h; h = t; }
-            CHECK(x >= 0 && y >= 0 && x + w <= W && y + h <= H);
-            for (i = 0; i < n; i++)
-                CHECK_MSG(!(r[i].x < x + w && x < r[i].x + r[i].w && r[i].y < y + h && y < r[i].y + r[i].h),
-                          "overlaps rectangle %d", (int)i);
+            check_placed(r, n, x, y, w, h, W, H);
             CHECK_OK(un_skyline_add(s, x, y, w, h));
             r[n].x = x; r[n].y = y; r[n].w = w; r[n].h = h;
             n++;
