@@ -378,7 +378,7 @@ class Packer(PackerSearch, FinalCheck):
         def probe(clusters: List[Island], until: Optional[float]):
             core = self._new_core(box_engine, o.threads)
             for isl in clusters:
-                core.add_island(*packing_shape(isl, o.shape))
+                core.add_island(*packing_shape(isl, o.shape, o.align))
             self._add_groups_and_locked(core, groups=False)
             ready = self._call(core, "start")
             if not ready:
@@ -393,7 +393,7 @@ class Packer(PackerSearch, FinalCheck):
 
         x0, y0, x1, y1 = o.target
         area = o.region.area if o.region is not None else (x1 - x0) * (y1 - y0)
-        found = build_clusters(moving, [packing_shape(isl, o.shape)[0] for isl in moving], self._group_of,
+        found = build_clusters(moving, [rings for rings, _ in packing_shapes(moving, o.shape, o.align)], self._group_of,
                                o.engine_margin, o.target, area, new_core, call, probe, deadline)
         locked = np.flatnonzero(self._locked)
         unit_of = np.empty(len(self._units), dtype=np.int64)

@@ -48,16 +48,32 @@ def test_box_mode_packs_turned_strips_by_their_smallest_rectangles():
     the coverage s^2 * sum(areas) is at most sum(areas) / sum(boxes).  Box
     mode with rotation any must beat that bound by far: only the strips'
     smallest rectangles (turned upright) reach it.  The layout is valid."""
-    rng = np.random.default_rng(3)
-    strips = [(rng.uniform(0.8, 2.0), 0.1, rng.uniform(10, 80)) for _ in range(40)]
-    uvs, faces = _rects(strips)
-    quads = [shapely.Polygon(uvs[f]) for f in faces]
-    areas = sum(q.area for q in quads)
-    boxes = sum(shapely.box(*q.bounds).area for q in quads)
-    as_given_bound = areas / boxes
+    uvs, faces, as_given_bound = _turned_strips()
     res = uvnest.pack(uvs, faces, shape="box", rotation="any", margin=0.002, iterations=0, time_limit=None)
     assert res.coverage > 3 * as_given_bound, (res.coverage, as_given_bound)
     assert_valid(res, uvs, faces, margin=0.002, rotation="any")
+
+
+def test_box_mode_packs_turned_strips_by_their_smallest_rectangles_in_group_clusters():
+    """The same with three affinity groups packed together (each group a
+    cluster first): the clusters' strips too (0.12 before, 0.76 after)."""
+    uvs, faces, as_given_bound = _turned_strips()
+    groups = np.arange(len(faces)) % 3
+    res = uvnest.pack(uvs, faces, shape="box", rotation="any", margin=0.002, groups=groups,
+                      group_layout="together", time_limit=2)
+    assert res.coverage > 3 * as_given_bound, (res.coverage, as_given_bound)
+    assert_valid(res, uvs, faces, margin=0.002, rotation="any")
+
+
+def _turned_strips():
+    """Forty strips 8:1 to 20:1 at random angles, and the bound on the
+    coverage of any packing of their boxes as given: the sum of their areas
+    over the sum of their boxes' (the boxes at scale s fill at most the
+    unit square)."""
+    rng = np.random.default_rng(3)
+    uvs, faces = _rects([(rng.uniform(0.8, 2.0), 0.1, rng.uniform(10, 80)) for _ in range(40)])
+    quads = [shapely.Polygon(uvs[f]) for f in faces]
+    return uvs, faces, sum(q.area for q in quads) / sum(shapely.box(*q.bounds).area for q in quads)
 
 
 def test_box_layouts_are_tried_above_the_bisected_counts():
