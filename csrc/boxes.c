@@ -131,7 +131,8 @@ static int cmp_box(int32_t a, int32_t b, const void *vctx)
  * largest perimeter, longest short side first), each with the skyline's
  * bottom-left and best-fit rules and the shelves' first-fit and best-fit
  * rules, the smallest scale at which everything fits; the best of them.
- * Beyond BOX_SHELF_AT islands, the shelves only.  (On synthetic-1000 the
+ * Beyond BOX_SHELF_AT islands, the shelves only, longest short side
+ * first.  (On synthetic-1000 the
  * shelves won, 0.4535 against the skyline's 0.4347.)  At a fixed scale: the
  * tallest first on the skyline (beyond BOX_SHELF_AT, the longest short side
  * first on shelves), at that scale, over as many targets as it takes. */
@@ -139,7 +140,7 @@ un_status un_pk_start_box(un_packer *pk, double L_area)
 {
     un_engine *E = &pk->E;
     int32_t *ord = (int32_t *)malloc((size_t)E->n * sizeof *ord), *tmp = (int32_t *)malloc((size_t)E->n * sizeof *tmp);
-    int32_t key, i, tries, keys = (E->n > BOX_SHELF_AT ? 2 : 4) * BOX_ORDERS;
+    int32_t key, i, tries, keys = E->n > BOX_SHELF_AT ? 2 : 4 * BOX_ORDERS;
     island_box *box = (island_box *)malloc((size_t)E->n * sizeof *box + 1);
     un_status s = UN_OK;
     if (!ord || !tmp || !box) { free(ord); free(tmp); free(box); return UN_ENOMEM; }
@@ -157,12 +158,16 @@ un_status un_pk_start_box(un_packer *pk, double L_area)
     }
     for (key = 0; key < keys && s == UN_OK; key++) {
         box_ctx c;
-        /* the skyline's orders and rules first, then the shelves' */
-        int fit = key / BOX_ORDERS % 2, shelves = E->n > BOX_SHELF_AT || key >= 2 * BOX_ORDERS;
+        /* the skyline's orders and rules first, then the shelves'; beyond
+         * BOX_SHELF_AT the shelves' two rules by the longest short side
+         * only (the other orders came within 0.15 % of it on synthetic-10000
+         * and 100,000 triangles, and took six times as long) */
+        int many = E->n > BOX_SHELF_AT;
+        int fit = many ? key : key / BOX_ORDERS % 2, shelves = many || key >= 2 * BOX_ORDERS;
         double lo = L_area, hi = L_area * BOX_FIRST_GROW;
         int ok = 0;
         c.box = box;
-        c.key = key % BOX_ORDERS;
+        c.key = many ? BOX_SHORT_SIDE : key % BOX_ORDERS;
         for (i = 0; i < E->n; i++) ord[i] = i;
         un_sort_idx(ord, E->n, cmp_box, &c, tmp);
         for (tries = 0; tries < BOX_TRIES && s == UN_OK; tries++, lo = hi, hi *= BOX_GROW)
