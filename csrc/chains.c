@@ -380,6 +380,11 @@ static un_status run_free(un_chains *ch, int64_t moves, volatile int *cancel, ch
         ch->pos[0] += s == UN_OK ? jobs[0].moves : jobs[0].made;
         moves -= jobs[0].moves;
         if (s == UN_OK && ch->pos[0] >= ch->round) migrate(ch);
+        /* a section cancelled past a round's end skips its migrations;
+         * chain 0 stands in the round its moves reached (else the next
+         * lockstep call, which moves each chain to the round's end, would
+         * find every chain past it and make no move) */
+        else if (ch->round > 0 && ch->pos[0] >= ch->round) ch->pos[0] %= ch->round;
     }
     return s;
 }

@@ -25,7 +25,7 @@ if __package__ in (None, ""):  # plain `pytest` puts tests/ first on sys.path, n
 import uvnest  # noqa: E402
 from uvnest import _core  # noqa: E402
 from tests.pack_checker import assert_valid  # noqa: E402
-from tests.pack_shapes import _assemble, _concave_set, _islands, _sig  # noqa: E402
+from tests.pack_shapes import _assemble, _concave_set, _islands, _rects, _sig  # noqa: E402
 from tests.test_time_limits import CANCEL_S, _slack, wavy_islands  # noqa: E402
 
 MARGIN = 0.01
@@ -87,6 +87,20 @@ def test_equal_layouts_of_two_chains_rank_the_same_however_the_moves_are_split(m
     for other in layouts[1:]:
         assert _sig(other) == _sig(layouts[0])
     assert_valid(layouts[0], uvs, faces, margin=MARGIN, flip=True, rotation="any")
+
+
+def test_moves_after_a_timed_step_are_made():
+    """A timed step runs the chains free and is cut at its time, often past
+    the end of a round; a step of N moves after it makes N moves.  It made
+    none when the cut left every chain past its round's end (4 rectangles,
+    moves of tens of microseconds: 2 runs of 8 made no move)."""
+    uvs, faces = _rects([(0.5, 0.3, 10), (0.4, 0.2, 35), (0.3, 0.3, 60), (0.6, 0.1, 5)])
+    for k in range(10):
+        p = uvnest.Packer(uvs, faces, margin=MARGIN, anneal_max=4, seed=k, threads=2)
+        p.step(seconds=0.1 + 0.04 * k)
+        before = p.stats["moves"]
+        p.step(seconds=None, iterations=150)
+        assert p.stats["moves"] == before + 150, (k, before, p.stats)
 
 
 def test_one_thread_is_the_serial_search(islands):
