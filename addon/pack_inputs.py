@@ -14,7 +14,8 @@ from .errors import InputError
 from .islands import Island, ring_areas
 from .options import OPTIONS
 
-__all__ = ["in_texel_space", "island_groups", "locked_islands", "option_arguments", "packing_shape", "packing_shapes"]
+__all__ = ["in_texel_space", "island_groups", "locked_islands", "min_area_rectangles", "option_arguments", "packing_shape",
+           "packing_shapes"]
 
 
 def min_area_rectangles(outlines: Sequence[List[np.ndarray]]) -> np.ndarray:

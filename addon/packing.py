@@ -54,7 +54,8 @@ from .errors import CannotFitError, InputError, requirement, seconds as _seconds
 from .group_layout import PROBE_MOVES, TIME_SHARE as CLUSTER_TIME_SHARE, build_clusters
 from .islands import Island, clipped_area, find_islands, island_faces_of
 from .options import DEFAULT_TIME_LIMIT, PackOptions, TextureSize, cpu_cores
-from .pack_inputs import in_texel_space, island_groups, locked_islands, option_arguments, packing_shape, packing_shapes
+from .pack_inputs import (in_texel_space, island_groups, locked_islands, min_area_rectangles, option_arguments,
+                          packing_shape, packing_shapes)
 from .packer_search import PackerSearch
 from .results import IDENTITY, IslandTransform, PackResult, apply_transforms, compose_transforms
 from .scales import mixed_scales
@@ -511,6 +512,14 @@ class Packer(PackerSearch, FinalCheck):
         thin = (box[:, 2] - box[:, 0] < tiny) | (box[:, 3] - box[:, 1] < tiny)
         box[thin] += np.array([-tiny, -tiny, tiny, tiny])
         corners = box[:, [0, 1, 2, 1, 2, 3, 0, 3]].reshape(-1, 4, 2)
+        if self._opt.align:
+            # islands that turn freely: their (pre-scaled) shapes' smallest
+            # rectangles, but for the thin ones (synthetic-10000: 0.165
+            # against 0.130 with the boxes as given)
+            rect = min_area_rectangles(self._shapes)
+            side = np.minimum(np.linalg.norm(rect[:, 1] - rect[:, 0], axis=1),
+                              np.linalg.norm(rect[:, 3] - rect[:, 0], axis=1))
+            corners[side >= tiny] = rect[side >= tiny]
         for k, (ring, area) in enumerate(zip(corners, self._areas)):
             if k % 4096 == 4095:
                 self._check_cancel()

@@ -82,8 +82,7 @@ def test_box_layouts_are_tried_above_the_bisected_counts():
     the first move the packer tries its box layouts (the islands' smallest
     rectangles, skyline and shelves), which pack strips tighter than that
     fill: after it the best is at least shape box's layout, valid."""
-    rng = np.random.default_rng(5)
-    uvs, faces = _rects([(rng.uniform(0.5, 1.0), rng.uniform(0.04, 0.08), rng.uniform(0, 180)) for _ in range(320)])
+    uvs, faces = _many_turned_strips()
     opts = dict(margin=0.002, rotation="any", threads=1)
     box = uvnest.pack(uvs, faces, shape="box", iterations=0, time_limit=None, **opts)
     packer = uvnest.Packer(uvs, faces, **opts)
@@ -93,3 +92,25 @@ def test_box_layouts_are_tried_above_the_bisected_counts():
     assert packer.best.coverage >= box.coverage - 1e-12, (first, box.coverage, packer.best.coverage)
     assert packer.stats["rejected"] == 0
     assert_valid(packer.best, uvs, faces, margin=0.002, rotation="any")
+
+
+def test_the_quick_box_layout_packs_smallest_rectangles():
+    """With a time limit too short for the exact first layout, the layout
+    given at once (the box layout) packs the 320 turned strips' smallest
+    rectangles: above 3 times the bound of their boxes as given (0.82
+    against 0.19; 0.17 before), valid."""
+    uvs, faces = _many_turned_strips()
+    quads = [shapely.Polygon(uvs[f]) for f in faces]
+    as_given_bound = sum(q.area for q in quads) / sum(shapely.box(*q.bounds).area for q in quads)
+    packer = uvnest.Packer(uvs, faces, margin=0.002, rotation="any", threads=1, time_limit=0.01)
+    assert not packer.exact, "the exact first layout was ready: the test shows nothing"
+    assert packer.best.kind == "box"
+    assert packer.best.coverage > 3 * as_given_bound, (packer.best.coverage, as_given_bound)
+    assert_valid(packer.best, uvs, faces, margin=0.002, rotation="any")
+
+
+def _many_turned_strips():
+    """320 strips (6:1 to 25:1) at random angles: more islands than are
+    bisected at the start."""
+    rng = np.random.default_rng(5)
+    return _rects([(rng.uniform(0.5, 1.0), rng.uniform(0.04, 0.08), rng.uniform(0, 180)) for _ in range(320)])
