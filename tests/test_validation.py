@@ -126,14 +126,15 @@ def test_the_final_check_raises_rather_than_return_a_shape_that_misses_a_needle(
     the layout."""
     uvs = np.vstack([_square(0, 0), [[1.8, 1.8 + 3e-9]], _square(3, 0), [[1.8, 1.8]]])
     faces = [[0, 1, 2, 3], [2, 9, 4], [5, 6, 7, 8]]
-    real = packing.packing_shape
+    real = packing.packing_shapes
 
-    def without_needles(isl, shape):
-        rings, area = real(isl, shape)
-        faces_of = [faces[f] for f in isl.faces]
-        return (uvnest.geometry.outline(uvs, faces_of) if shape == "concave" else rings), area
+    def without_needles(islands, shape, align):
+        islands = list(islands)
+        for isl, (rings, area) in zip(islands, real(islands, shape, align)):
+            faces_of = [faces[f] for f in isl.faces]
+            yield (uvnest.geometry.outline(uvs, faces_of) if shape == "concave" else rings), area
 
-    monkeypatch.setattr(packing, "packing_shape", without_needles)
+    monkeypatch.setattr(packing, "packing_shapes", without_needles)
     with pytest.raises(RuntimeError, match="final check"):
         uvnest.pack(uvs, faces, margin=0.01, rotation="none", iterations=0, time_limit=None)
 
