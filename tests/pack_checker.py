@@ -369,3 +369,21 @@ def assert_valid(result, uvs_in, faces, **kw) -> Report:
     rep = check_pack(result, uvs_in, faces, **kw)
     assert rep.ok, rep.describe()
     return rep
+
+
+def assert_box_layouts_kept(uvs, faces, moves: int, margin: float, rotation: str, **options) -> None:
+    """The packer's first layout (a fill) packs these islands worse than
+    shape box; after ``moves`` moves (which try the engine's box layouts)
+    its best is at least shape box's layout, none was rejected, and it is
+    valid by this checker."""
+    import uvnest
+
+    opts = dict(margin=margin, rotation=rotation, **options)
+    box = uvnest.pack(uvs, faces, shape="box", iterations=0, time_limit=None, **opts)
+    packer = uvnest.Packer(uvs, faces, **opts)
+    first = packer.best.coverage
+    assert first < box.coverage - 0.02, "the fill packs the islands as well as boxes: the test shows nothing"
+    packer.step(seconds=None, iterations=moves)
+    assert packer.best.coverage >= box.coverage - 1e-12, (first, box.coverage, packer.best.coverage)
+    assert packer.stats["rejected"] == 0
+    assert_valid(packer.best, uvs, faces, margin=margin, rotation=rotation)

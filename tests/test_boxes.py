@@ -12,7 +12,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import uvnest  # noqa: E402
 from uvnest.pack_inputs import min_area_rectangles  # noqa: E402
-from tests.pack_checker import assert_valid  # noqa: E402
+from tests.pack_checker import assert_box_layouts_kept, assert_valid  # noqa: E402
 from tests.pack_shapes import _rects  # noqa: E402
 
 
@@ -83,15 +83,7 @@ def test_box_layouts_are_tried_above_the_bisected_counts():
     rectangles, skyline and shelves), which pack strips tighter than that
     fill: after it the best is at least shape box's layout, valid."""
     uvs, faces = _many_turned_strips()
-    opts = dict(margin=0.002, rotation="any", threads=1)
-    box = uvnest.pack(uvs, faces, shape="box", iterations=0, time_limit=None, **opts)
-    packer = uvnest.Packer(uvs, faces, **opts)
-    first = packer.best.coverage
-    assert first < box.coverage - 0.02, "the fill packs the strips as well as boxes: the test shows nothing"
-    packer.step(seconds=None, iterations=1)
-    assert packer.best.coverage >= box.coverage - 1e-12, (first, box.coverage, packer.best.coverage)
-    assert packer.stats["rejected"] == 0
-    assert_valid(packer.best, uvs, faces, margin=0.002, rotation="any")
+    assert_box_layouts_kept(uvs, faces, 1, margin=0.002, rotation="any", threads=1)
 
 
 def test_the_quick_box_layout_packs_smallest_rectangles():
