@@ -40,14 +40,14 @@ def _shader() -> Tuple[Any, int]:
         return gpu.shader.from_builtin("2D_UNIFORM_COLOR"), 2
 
 
-def _uv_editors(window_manager: Any) -> Dict[int, Any]:
-    """Every image editor showing UVs, in every window, by the address of
-    its space (never keep the space itself: once its area is closed the
-    Python object would point at freed memory)."""
+def _uv_editors(window_manager: Any, showing_uvs: bool = True) -> Dict[int, Any]:
+    """Every image editor (``showing_uvs``: that shows UVs) in every window,
+    by the address of its space (never keep the space itself: once its
+    area is closed the Python object would point at freed memory)."""
     out = {}
     for window in window_manager.windows:
         for area in window.screen.areas if window.screen is not None else ():
-            if area.type == "IMAGE_EDITOR" and area.spaces.active.show_uvedit:
+            if area.type == "IMAGE_EDITOR" and (area.spaces.active.show_uvedit or not showing_uvs):
                 out[area.spaces.active.as_pointer()] = area.spaces.active
     return out
 
@@ -83,16 +83,14 @@ class HiddenUVs:
     def restore(self) -> None:
         """Put every setting back, in the editors still open (once)."""
         saved, self._saved = self._saved, {}
-        try:
-            windows = self._window_manager.windows
+        try:   # hidden, they no longer show UVs
+            editors = _uv_editors(self._window_manager, showing_uvs=False)
         except ReferenceError:  # a file was loaded: its editors are new
             return
-        for window in windows:
-            for area in window.screen.areas if window.screen is not None else ():
-                space = area.spaces.active if area.type == "IMAGE_EDITOR" else None
-                if space is not None and space.as_pointer() in saved:
-                    owner, name, _ = _drawing_switch(space)
-                    setattr(owner, name, saved[space.as_pointer()])
+        for key, space in editors.items():
+            if key in saved:
+                owner, name, _ = _drawing_switch(space)
+                setattr(owner, name, saved[key])
 
 
 class LayoutOverlay:
